@@ -1,0 +1,31 @@
+/**
+ * Durations as users write them in task files: `45m`, `1h30m`, `90s`, `500ms`, or a bare number of
+ * seconds. Parsing is strict: anything else is an error naming the text.
+ */
+const UNIT_MS: Record<string, number> = { ms: 1, s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000 };
+const PART = /(\d+(?:\.\d+)?)(ms|s|m|h|d)/g;
+
+/** Parses a duration to milliseconds, or returns undefined when the text is not one. */
+export function parseDuration(text: string | number): number | undefined {
+  if (typeof text === 'number') return Number.isFinite(text) && text > 0 ? text * 1000 : undefined;
+  const trimmed = text.trim();
+  if (/^\d+(\.\d+)?$/.test(trimmed)) return Number(trimmed) * 1000;
+  let total = 0;
+  let consumed = 0;
+  for (const match of trimmed.matchAll(PART)) {
+    if (match.index !== consumed) return undefined;
+    total += Number(match[1]) * (UNIT_MS[match[2] ?? ''] ?? Number.NaN);
+    consumed += match[0].length;
+  }
+  return consumed === trimmed.length && consumed > 0 && total > 0 ? total : undefined;
+}
+
+/** Formats milliseconds for people: `1h 5m`, `42s`, `850ms`. */
+export function formatDuration(ms: number): string {
+  if (ms < 1000) return `${Math.round(ms)}ms`;
+  const seconds = Math.round(ms / 1000);
+  const h = Math.floor(seconds / 3600);
+  const m = Math.floor((seconds % 3600) / 60);
+  const s = seconds % 60;
+  return [h ? `${h}h` : '', m ? `${m}m` : '', s || (!h && !m) ? `${s}s` : ''].filter(Boolean).join(' ');
+}

@@ -1,0 +1,76 @@
+/**
+ * Named errors. Each carries the exit code the CLI maps it to (the table in docs/cli.md) and an
+ * optional `cause`. Messages are one line that names the problem; the CLI prints only the message
+ * unless `--debug`.
+ */
+
+/** Exit codes of `harmflow`. Documented in docs/cli.md; change both together. */
+export const EXIT = {
+  ok: 0,
+  internal: 1,
+  usage: 2,
+  invalidTask: 3,
+  repository: 4,
+  harnessMissing: 5,
+  notFound: 6,
+  executionFailed: 10,
+  executionTimedOut: 11,
+  executionCanceled: 12,
+} as const;
+
+/** The base of every error HarmFlow raises on purpose. */
+export class HarmflowError extends Error {
+  readonly exitCode: number;
+  constructor(message: string, exitCode: number, options?: { cause?: unknown }) {
+    super(message, options);
+    this.name = new.target.name;
+    this.exitCode = exitCode;
+  }
+}
+
+/** A command line that cannot be understood: unknown option, missing argument. */
+export class UsageError extends HarmflowError {
+  constructor(message: string, options?: { cause?: unknown }) {
+    super(message, EXIT.usage, options);
+  }
+}
+
+/** A task file that cannot be read, parsed or validated, or names an unknown harness. */
+export class TaskFileError extends HarmflowError {
+  constructor(message: string, options?: { cause?: unknown }) {
+    super(message, EXIT.invalidTask, options);
+  }
+}
+
+/** A repository that is missing, is not a git repository, or lacks the base ref. */
+export class RepositoryError extends HarmflowError {
+  constructor(message: string, options?: { cause?: unknown }) {
+    super(message, EXIT.repository, options);
+  }
+}
+
+/** A harness CLI that is not installed (its binary is not on PATH). */
+export class HarnessNotInstalledError extends HarmflowError {
+  constructor(message: string, options?: { cause?: unknown }) {
+    super(message, EXIT.harnessMissing, options);
+  }
+}
+
+/** An execution id (or other record) that does not exist in this HARMFLOW_HOME. */
+export class NotFoundError extends HarmflowError {
+  constructor(message: string, options?: { cause?: unknown }) {
+    super(message, EXIT.notFound, options);
+  }
+}
+
+/** Returns the error's message and its causes' messages, joined, on one line. */
+export function describeError(error: unknown): string {
+  const parts: string[] = [];
+  let current: unknown = error;
+  while (current instanceof Error && parts.length < 4) {
+    parts.push(current.message);
+    current = current.cause;
+  }
+  if (parts.length === 0) parts.push(String(error));
+  return parts.join(': ').replace(/\s*\n\s*/g, ' ');
+}

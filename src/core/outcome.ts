@@ -1,0 +1,34 @@
+/**
+ * Outcomes and states: the words the whole project uses for how an attempt ended and where an
+ * execution is. Defined once here; every layer imports them.
+ */
+import { z } from 'zod';
+
+/** How an attempt ended. Only `quota_exhausted` switches harness unless a task's `failoverOn` adds more. */
+export const OUTCOMES = [
+  'completed',
+  'quota_exhausted',
+  'rate_limited',
+  'overloaded',
+  'auth_failed',
+  'failed',
+  'timed_out',
+  'canceled',
+  'crashed',
+  'switched',
+] as const;
+export const Outcome = z.enum(OUTCOMES);
+export type Outcome = z.infer<typeof Outcome>;
+
+/** Where an execution is. `waiting` means paused for a quota reset. */
+export const STATES = ['queued', 'running', 'waiting', 'succeeded', 'failed', 'canceled', 'timed_out'] as const;
+export const ExecutionState = z.enum(STATES);
+export type ExecutionState = z.infer<typeof ExecutionState>;
+
+/** The states an execution never leaves. */
+export const FINAL_STATES: ReadonlySet<ExecutionState> = new Set(['succeeded', 'failed', 'canceled', 'timed_out']);
+
+/** The harnesses HarmFlow drives. `sim` is not one of them: it plays one of these. */
+export const HARNESS_NAMES = ['claude-code', 'codex'] as const;
+export const HarnessName = z.enum(HARNESS_NAMES);
+export type HarnessName = z.infer<typeof HarnessName>;

@@ -1,0 +1,109 @@
+/**
+ * The task file: what to do and how. YAML on disk, validated by `TaskFile` (its JSON schema is
+ * published at schemas/task.schema.json, generated from this schema by `npm run schema`).
+ * `resolveTask` turns a validated file into the normalized `Task` the engine runs.
+ */
+import { z } from 'zod';
+import { parseDuration } from './duration.js';
+import { HARNESS_NAMES, HarnessName, Outcome } from './outcome.js';
+
+const harnessName = z.enum(HARNESS_NAMES, {
+  error: (issue) => `unknown harness ${JSON.stringify(issue.input)} (known: ${HARNESS_NAMES.join(', ')})`,
+});
+
+/** One link of the harness chain, in its long form. */
+export const HarnessSpecObject = z.strictObject({
+  harness: harnessName,
+  model: z.string().min(1).optional().describe('model passed to the CLI (--model / -m)'),
+  args: z.array(z.string()).optional().describe('extra arguments appended to the CLI command line'),
+  env: z.record(z.string(), z.string()).optional().describe('environment set for the CLI (literal values)'),
+  passEnv: z
+    .array(z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/))
+    .optional()
+    .describe('names of host environment variables passed through to the CLI (credentials, by explicit choice)'),
+  simulate: z
+    .string()
+    .min(1)
+    .optional()
+    .describe('play this harness with the built-in simulator `sim`, from this scenario file'),
+});
+export type HarnessSpecObject = z.infer<typeof HarnessSpecObject>;
+
+const harnessSpec = z.union([harnessName, HarnessSpecObject]);
+
+const duration = z.union([z.string(), z.number()]).refine((value) => parseDuration(value) !== undefined, {
+  message: 'not a duration (examples: 45m, 1h30m, 90s, 600)',
+});
+
+const switchable = Outcome.exclude(['completed', 'canceled', 'timed_out', 'switched']);
+
+/** The task file as written. Unknown keys are errors, so a typo never silently changes behaviour. */
+export const TaskFile = z.strictObject({
+  name: z
+    .string()
+    .regex(/^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/, 'use letters, digits, ".", "_" or "-" (at most 64)')
+    .describe('short name; part of the branch name harmflow/<name>-<id>'),
+  repo: z.string().min(1).default('.').describe('a git repository, relative to the task file'),
+  baseRef: z.string().min(1).default('HEAD').describe('the ref the execution branch starts from'),
+  prompt: z.string().trim().min(1).describe('what the agent is asked to do'),
+  harness: harnessSpec.describe('the primary harness'),
+  fallbacks: z.array(harnessSpec).default([]).describe('the fallback chain, in order'),
+  maxSwitches: z
+    .int()
+    .min(0)
+    .optional()
+    .describe('how many switches an execution may make (default: number of fallbacks)'),
+  timeout: duration.default('30m').describe('one deadline for the whole execution, across every attempt'),
+  failoverOn: z
+    .array(switchable)
+    .default([])
+    .describe('outcomes that switch harness besides quota_exhausted (e.g. rate_limited, overloaded)'),
+});
+export type TaskFile = z.infer<typeof TaskFile>;
+
+/** One link of the chain, normalized; paths are absolute. */
+export interface HarnessSpec {
+  readonly harness: HarnessName;
+  readonly model?: string;
+  readonly args: readonly string[];
+  readonly env: Readonly<Record<string, string>>;
+  readonly passEnv: readonly string[];
+  readonly simulate?: string;
+}
+
+/** A validated, normalized task: what the engine runs. */
+export interface Task {
+  readonly name: string;
+  readonly repo: string;
+  readonly baseRef: string;
+  readonly prompt: string;
+  readonly chain: readonly HarnessSpec[];
+  readonly maxSwitches: number;
+  readonly timeoutMs: number;
+  readonly switchOn: ReadonlySet<Outcome>;
+}
+
+/** Normalizes a validated task file; `resolvePath` makes file-relative paths absolute. */
+export function resolveTask(file: TaskFile, resolvePath: (path: string) => string): Task {
+  const chain = [file.harness, ...file.fallbacks].map((spec): HarnessSpec => {
+    const long = typeof spec === 'string' ? { harness: spec } : spec;
+    return {
+      harness: HarnessName.parse(long.harness),
+      ...(long.model !== undefined && { model: long.model }),
+      args: long.args ?? [],
+      env: long.env ?? {},
+      passEnv: long.passEnv ?? [],
+      ...(long.simulate !== undefined && { simulate: resolvePath(long.simulate) }),
+    };
+  });
+  return {
+    name: file.name,
+    repo: resolvePath(file.repo),
+    baseRef: file.baseRef,
+    prompt: file.prompt,
+    chain,
+    maxSwitches: file.maxSwitches ?? file.fallbacks.length,
+    timeoutMs: parseDuration(file.timeout) ?? 0,
+    switchOn: new Set<Outcome>(['quota_exhausted', ...file.failoverOn]),
+  };
+}

@@ -1,0 +1,225 @@
+/**
+ * The event record: one line of an execution's `events.jsonl`. One discriminated union, built from
+ * a type → payload map, so a reader (CLI, UI, tests) gets the payload's type from `type`.
+ *
+ * Contract (ARCHITECTURE.md): `{ts, execution, attempt?, harness?, source, type, data}`. A record's
+ * sequence is its position in the file. Every record that concerns a harness names it.
+ * Payload fields are optional unless every producer always knows them.
+ */
+import { z } from 'zod';
+import { ExecutionState, Outcome } from '../core/outcome.js';
+
+const workItemStatus = z.enum(['pending', 'in_progress', 'completed']);
+export type WorkItemStatus = z.infer<typeof workItemStatus>;
+
+const commit = z.object({ sha: z.string(), subject: z.string() });
+const remoteRef = z.object({ remote: z.string(), branch: z.string(), sha: z.string() });
+
+/** What one operation was: its kind and the facts known of it. */
+export const OperationData = z.discriminatedUnion('kind', [
+  z.object({ kind: z.literal('file_change'), files: z.array(z.string()), toolId: z.string().optional() }),
+  z.object({
+    kind: z.literal('commit'),
+    command: z.string(),
+    ok: z.boolean(),
+    sha: z.string().optional(),
+    subject: z.string().optional(),
+    toolId: z.string().optional(),
+  }),
+  z.object({
+    kind: z.literal('push'),
+    command: z.string(),
+    ok: z.boolean(),
+    remote: z.string().optional(),
+    branch: z.string().optional(),
+    toolId: z.string().optional(),
+  }),
+  z.object({
+    kind: z.literal('pull_request'),
+    command: z.string(),
+    ok: z.boolean(),
+    url: z.string().optional(),
+    number: z.int().optional(),
+    toolId: z.string().optional(),
+  }),
+  z.object({
+    kind: z.literal('test_run'),
+    command: z.string(),
+    passed: z.boolean(),
+    exitCode: z.int().optional(),
+    counts: z
+      .object({ passed: z.int().optional(), failed: z.int().optional(), skipped: z.int().optional() })
+      .optional(),
+    toolId: z.string().optional(),
+  }),
+]);
+export type OperationData = z.infer<typeof OperationData>;
+
+/** The payload of each event type. */
+export const EventPayloads = {
+  'execution.started': z.object({
+    task: z.string(),
+    repo: z.string(),
+    baseRef: z.string(),
+    baseSha: z.string(),
+    branch: z.string(),
+    worktree: z.string(),
+    deadline: z.string(),
+    chain: z.array(z.string()),
+    maxSwitches: z.int(),
+  }),
+  'attempt.started': z.object({
+    model: z.string().optional(),
+    command: z.string(),
+    simulated: z.boolean(),
+    handoff: z.boolean(),
+    contextPath: z.string().optional(),
+    timeLeftMs: z.number(),
+    /** The prompt the harness was given (for a later attempt: the task prompt plus the handoff). */
+    prompt: z.string(),
+  }),
+  'session.started': z.object({ sessionId: z.string(), model: z.string().optional() }),
+  message: z.object({ text: z.string() }),
+  'tool.call': z.object({
+    id: z.string(),
+    name: z.string(),
+    input: z.unknown(),
+    shell: z.string().optional(),
+    files: z.array(z.string()).optional(),
+  }),
+  'tool.result': z.object({
+    id: z.string(),
+    ok: z.boolean(),
+    exitCode: z.int().optional(),
+    output: z.string().optional(),
+    truncated: z.boolean().optional(),
+  }),
+  plan: z.object({ items: z.array(z.object({ text: z.string(), status: workItemStatus })) }),
+  operation: OperationData,
+  usage: z.object({
+    inputTokens: z.number().optional(),
+    outputTokens: z.number().optional(),
+    cachedInputTokens: z.number().optional(),
+    costUsd: z.number().optional(),
+  }),
+  retry: z.object({
+    attempt: z.number().optional(),
+    maxRetries: z.number().optional(),
+    delayMs: z.number().optional(),
+    reason: z.string().optional(),
+    message: z.string().optional(),
+  }),
+  rate_limit: z.object({
+    status: z.string(),
+    resetsAt: z.string().optional(),
+    window: z.string().optional(),
+    utilization: z.number().optional(),
+  }),
+  'harness.error': z.object({ message: z.string(), fatal: z.boolean() }),
+  result: z.object({
+    ok: z.boolean(),
+    message: z.string().optional(),
+    apiErrorStatus: z.number().optional(),
+    numTurns: z.number().optional(),
+    durationMs: z.number().optional(),
+  }),
+  warning: z.object({ message: z.string() }),
+  raw: z.object({ stream: z.enum(['stdout', 'stderr']), line: z.string() }),
+  'quota.exhausted': z.object({ message: z.string().optional(), resetsAt: z.string().optional() }),
+  'workspace.inspected': z.object({
+    head: z.string(),
+    changedFiles: z.array(z.string()),
+    commits: z.array(commit),
+    remote: remoteRef.optional(),
+    durationMs: z.number(),
+  }),
+  'context.written': z.object({ path: z.string(), attempts: z.int() }),
+  failover: z.object({
+    from: z.string(),
+    to: z.string(),
+    reason: Outcome,
+    switchNumber: z.int(),
+    maxSwitches: z.int(),
+  }),
+  'attempt.ended': z.object({
+    outcome: Outcome,
+    exitCode: z.int().nullable(),
+    signal: z.string().nullable(),
+    message: z.string().optional(),
+    sessionId: z.string().optional(),
+    resetsAt: z.string().optional(),
+    durationMs: z.number(),
+  }),
+  'execution.ended': z.object({
+    state: ExecutionState,
+    attempts: z.int(),
+    durationMs: z.number(),
+    message: z.string().optional(),
+  }),
+} as const;
+
+export type EventType = keyof typeof EventPayloads;
+export type EventData<T extends EventType> = z.infer<(typeof EventPayloads)[T]>;
+export const EVENT_TYPES = Object.keys(EventPayloads) as EventType[];
+
+/** Who appended a record. */
+export const EventSource = z.enum(['executor', 'harness', 'gate', 'workspace']);
+export type EventSource = z.infer<typeof EventSource>;
+
+/** One record of `events.jsonl`, discriminated by `type`. */
+export type EventRecord = {
+  [T in EventType]: {
+    ts: string;
+    execution: string;
+    attempt?: number;
+    harness?: string;
+    source: EventSource;
+    type: T;
+    data: EventData<T>;
+  };
+}[EventType];
+
+const envelope = z.object({
+  ts: z.string(),
+  execution: z.string(),
+  attempt: z.int().min(1).optional(),
+  harness: z.string().optional(),
+  source: EventSource,
+  type: z.string(),
+  data: z.unknown(),
+});
+
+/** Parses one line of `events.jsonl`; returns undefined for a line that is not a valid record. */
+export function parseEventRecord(line: string): EventRecord | undefined {
+  let json: unknown;
+  try {
+    json = JSON.parse(line);
+  } catch {
+    return undefined;
+  }
+  const head = envelope.safeParse(json);
+  if (!head.success || !(head.data.type in EventPayloads)) return undefined;
+  const payload = EventPayloads[head.data.type as EventType].safeParse(head.data.data);
+  if (!payload.success) return undefined;
+  return { ...head.data, data: payload.data } as EventRecord;
+}
+
+/** The types a harness adapter produces from its CLI's output. */
+export const HARNESS_EVENT_TYPES = [
+  'session.started',
+  'message',
+  'tool.call',
+  'tool.result',
+  'plan',
+  'usage',
+  'retry',
+  'rate_limit',
+  'harness.error',
+  'result',
+  'warning',
+  'raw',
+] as const satisfies readonly EventType[];
+export type HarnessEventType = (typeof HARNESS_EVENT_TYPES)[number];
+
+/** One normalized event parsed from a harness's output line, before it becomes a record. */
+export type HarnessEvent = { [T in HarnessEventType]: { type: T; data: EventData<T> } }[HarnessEventType];
