@@ -1,0 +1,88 @@
+/**
+ * The SQLite schema, as an ordered list of migrations. `PRAGMA user_version` holds how many have been
+ * applied; opening a database applies the missing ones in one transaction. Never edit a migration that
+ * has shipped: append a new one.
+ */
+import type { Database } from 'better-sqlite3';
+import { EXIT, HarmflowError } from '../../core/errors.js';
+
+/**
+ * Each entry brings the schema from version i to i + 1. Tables are STRICT, so a value of the wrong
+ * type is refused on write instead of surfacing on a later read. `exit_code` and `signal` hold JSON
+ * text: SQL NULL means "not recorded" and JSON `null` means "none" (a signal ended the process; it
+ * exited by itself), which one NULL could not keep apart.
+ */
+export const MIGRATIONS: readonly string[] = [
+  `
+  CREATE TABLE tasks (
+    id TEXT PRIMARY KEY,
+    name TEXT NOT NULL,
+    definition TEXT NOT NULL CHECK (json_valid(definition)),
+    created_at TEXT NOT NULL
+  ) STRICT;
+
+  CREATE TABLE executions (
+    id TEXT PRIMARY KEY,
+    task_id TEXT NOT NULL REFERENCES tasks (id),
+    task_name TEXT NOT NULL,
+    repo TEXT NOT NULL,
+    base_ref TEXT NOT NULL,
+    base_sha TEXT NOT NULL,
+    branch TEXT NOT NULL,
+    worktree TEXT NOT NULL,
+    run_dir TEXT NOT NULL,
+    state TEXT NOT NULL,
+    created_at TEXT NOT NULL,
+    started_at TEXT,
+    ended_at TEXT,
+    deadline TEXT NOT NULL,
+    attempt_count INTEGER NOT NULL,
+    current_harness TEXT,
+    message TEXT
+  ) STRICT;
+  CREATE INDEX executions_by_created ON executions (created_at, id);
+  CREATE INDEX executions_by_task ON executions (task_id);
+
+  CREATE TABLE attempts (
+    execution TEXT NOT NULL REFERENCES executions (id),
+    number INTEGER NOT NULL CHECK (number >= 1),
+    harness TEXT NOT NULL,
+    model TEXT,
+    simulated INTEGER NOT NULL CHECK (simulated IN (0, 1)),
+    session_id TEXT,
+    started_at TEXT NOT NULL,
+    ended_at TEXT,
+    outcome TEXT,
+    exit_code TEXT CHECK (json_valid(exit_code)),
+    signal TEXT CHECK (json_valid(signal)),
+    message TEXT,
+    resets_at TEXT,
+    input_tokens INTEGER,
+    output_tokens INTEGER,
+    cost_usd REAL,
+    PRIMARY KEY (execution, number)
+  ) STRICT;
+  `,
+];
+
+/** The schema version this build writes: the number of migrations. */
+export const SCHEMA_VERSION = MIGRATIONS.length;
+
+/**
+ * migrate applies the migrations `db` lacks, in one IMMEDIATE transaction, so two processes opening a
+ * new database at once apply them once (the second waits for the first, then finds nothing to do).
+ * Throws for a database written by a newer HarmFlow, rather than misreading it.
+ */
+export function migrate(db: Database): void {
+  db.transaction(() => {
+    const version = db.pragma('user_version', { simple: true }) as number;
+    if (version > SCHEMA_VERSION) {
+      throw new HarmflowError(
+        `${db.name} has schema version ${version}; this HarmFlow knows versions up to ${SCHEMA_VERSION}: upgrade HarmFlow`,
+        EXIT.internal,
+      );
+    }
+    for (const step of MIGRATIONS.slice(version)) db.exec(step);
+    if (version < SCHEMA_VERSION) db.pragma(`user_version = ${SCHEMA_VERSION}`);
+  }).immediate();
+}

@@ -1,0 +1,167 @@
+/**
+ * The SQLite Store: the embedded default (`HARMFLOW_HOME/harmflow.db`), and with `:memory:` the fake
+ * the tests use. better-sqlite3 is synchronous; each method does its work at once and returns a settled
+ * Promise, so it is interchangeable with a networked adapter.
+ */
+import { mkdirSync } from 'node:fs';
+import { dirname } from 'node:path';
+import Database from 'better-sqlite3';
+import { NotFoundError } from '../../core/errors.js';
+import { applyPatch } from '../patch.js';
+import type {
+  AttemptPatch,
+  AttemptRecord,
+  ExecutionPatch,
+  ExecutionQuery,
+  ExecutionRecord,
+  Store,
+  TaskRecord,
+} from '../store.js';
+import { migrate } from './migrations.js';
+import {
+  ATTEMPT_COLUMNS,
+  attemptFromRow,
+  attemptToRow,
+  EXECUTION_COLUMNS,
+  executionFromRow,
+  executionToRow,
+  insertSql,
+  selectList,
+  TASK_COLUMNS,
+  taskFromRow,
+  taskToRow,
+  updateSql,
+} from './rows.js';
+
+/**
+ * 5000 ms: how long a statement waits for another process's write lock before failing. Writes here are
+ * single rows that hold the lock for well under a millisecond; 5 s covers a WAL checkpoint on a slow
+ * disk, and still fails with an error instead of hanging when a process holds the lock for good.
+ */
+export const BUSY_TIMEOUT_MS = 5000;
+
+/** exitCode and signal take `null` as a value in a patch (store.ts, AttemptPatch). */
+const NULL_VALUED_ATTEMPT_FIELDS: ReadonlySet<string> = new Set(['exitCode', 'signal']);
+
+/**
+ * openSqliteStore opens (creating it, its directory and its tables if needed) the database at `file`,
+ * or a private in-memory one for `:memory:`. It sets WAL (readers never block the writer, and several
+ * processes share the file), the busy timeout and foreign keys, and applies missing migrations. The
+ * caller owns the store and closes it.
+ */
+export function openSqliteStore(file: string): Store {
+  if (file !== ':memory:') mkdirSync(dirname(file), { recursive: true });
+  const db = new Database(file, { timeout: BUSY_TIMEOUT_MS });
+  try {
+    db.pragma('journal_mode = WAL');
+    db.pragma('foreign_keys = ON');
+    migrate(db);
+    return new SqliteStore(db);
+  } catch (error) {
+    db.close();
+    throw error;
+  }
+}
+
+class SqliteStore implements Store {
+  readonly #db: Database.Database;
+  readonly #insertTask: Database.Statement;
+  readonly #getTask: Database.Statement;
+  readonly #insertExecution: Database.Statement;
+  readonly #getExecution: Database.Statement;
+  readonly #updateExecution: Database.Statement;
+  readonly #findExecutions: Database.Statement;
+  readonly #listExecutions: Database.Statement;
+  readonly #insertAttempt: Database.Statement;
+  readonly #getAttempt: Database.Statement;
+  readonly #updateAttempt: Database.Statement;
+  readonly #listAttempts: Database.Statement;
+  readonly #patchExecution: (id: string, patch: ExecutionPatch) => void;
+  readonly #patchAttempt: (execution: string, number: number, patch: AttemptPatch) => void;
+
+  constructor(db: Database.Database) {
+    this.#db = db;
+    const executions = `SELECT ${selectList(EXECUTION_COLUMNS)} FROM executions`;
+    const newestFirst = 'ORDER BY created_at DESC, id DESC';
+    const attempts = `SELECT ${selectList(ATTEMPT_COLUMNS)} FROM attempts`;
+    this.#insertTask = db.prepare(insertSql('tasks', TASK_COLUMNS));
+    this.#getTask = db.prepare(`SELECT ${selectList(TASK_COLUMNS)} FROM tasks WHERE id = ?`);
+    this.#insertExecution = db.prepare(insertSql('executions', EXECUTION_COLUMNS));
+    this.#getExecution = db.prepare(`${executions} WHERE id = ?`);
+    this.#updateExecution = db.prepare(updateSql('executions', EXECUTION_COLUMNS, ['id']));
+    // A scan: executions number in the thousands, and a prefix is typed by a person.
+    this.#findExecutions = db.prepare(`${executions} WHERE substr(id, 1, length(@prefix)) = @prefix ${newestFirst}`);
+    this.#listExecutions = db.prepare(
+      `${executions} WHERE @states IS NULL OR state IN (SELECT value FROM json_each(@states)) ${newestFirst} LIMIT @limit`,
+    );
+    this.#insertAttempt = db.prepare(insertSql('attempts', ATTEMPT_COLUMNS));
+    this.#getAttempt = db.prepare(`${attempts} WHERE execution = ? AND number = ?`);
+    this.#updateAttempt = db.prepare(updateSql('attempts', ATTEMPT_COLUMNS, ['execution', 'number']));
+    this.#listAttempts = db.prepare(`${attempts} WHERE execution = ? ORDER BY number`);
+
+    // Read, merge and write in one IMMEDIATE transaction: it takes the write lock first, so a
+    // writer in another process cannot slip in between the read and the write.
+    this.#patchExecution = db.transaction((id: string, patch: ExecutionPatch) => {
+      const row = this.#getExecution.get(id);
+      if (row === undefined) throw new NotFoundError(`no execution ${id}`);
+      this.#updateExecution.run(executionToRow(applyPatch(executionFromRow(row), patch)));
+    }).immediate;
+    this.#patchAttempt = db.transaction((execution: string, number: number, patch: AttemptPatch) => {
+      const row = this.#getAttempt.get(execution, number);
+      if (row === undefined) throw new NotFoundError(`no attempt ${number} of execution ${execution}`);
+      const next = applyPatch(attemptFromRow(row), patch, NULL_VALUED_ATTEMPT_FIELDS);
+      this.#updateAttempt.run(attemptToRow(next));
+    }).immediate;
+  }
+
+  async insertTask(task: TaskRecord): Promise<void> {
+    this.#insertTask.run(taskToRow(task));
+  }
+
+  async getTask(id: string): Promise<TaskRecord | undefined> {
+    const row = this.#getTask.get(id);
+    return row === undefined ? undefined : taskFromRow(row);
+  }
+
+  async insertExecution(execution: ExecutionRecord): Promise<void> {
+    this.#insertExecution.run(executionToRow(execution));
+  }
+
+  async updateExecution(id: string, patch: ExecutionPatch): Promise<void> {
+    this.#patchExecution(id, patch);
+  }
+
+  async getExecution(id: string): Promise<ExecutionRecord | undefined> {
+    const row = this.#getExecution.get(id);
+    return row === undefined ? undefined : executionFromRow(row);
+  }
+
+  async findExecutions(query: { readonly prefix: string }): Promise<ExecutionRecord[]> {
+    return this.#findExecutions.all({ prefix: query.prefix }).map(executionFromRow);
+  }
+
+  async listExecutions(query: ExecutionQuery = {}): Promise<ExecutionRecord[]> {
+    const rows = this.#listExecutions.all({
+      states: query.states === undefined ? null : JSON.stringify(query.states),
+      // SQLite reads a negative LIMIT as "no limit".
+      limit: query.limit ?? -1,
+    });
+    return rows.map(executionFromRow);
+  }
+
+  async insertAttempt(attempt: AttemptRecord): Promise<void> {
+    this.#insertAttempt.run(attemptToRow(attempt));
+  }
+
+  async updateAttempt(execution: string, number: number, patch: AttemptPatch): Promise<void> {
+    this.#patchAttempt(execution, number, patch);
+  }
+
+  async listAttempts(execution: string): Promise<AttemptRecord[]> {
+    return this.#listAttempts.all(execution).map(attemptFromRow);
+  }
+
+  async close(): Promise<void> {
+    if (this.#db.open) this.#db.close();
+  }
+}
