@@ -1,0 +1,17 @@
+/**
+ * The Claude Code adapter (`@anthropic-ai/claude-code`, verified against 2.1.332): its command line,
+ * stream-json parser and turn classifier, as one `HarnessAdapter` value.
+ */
+import type { HarnessAdapter } from '../adapter.js';
+import { classifyClaude } from './classify.js';
+import { CLAUDE_BINARY, claudeCommand } from './command.js';
+import { createClaudeParser } from './parse.js';
+
+export const claudeCodeAdapter: HarnessAdapter = {
+  name: 'claude-code',
+  binary: CLAUDE_BINARY,
+  npmPackage: '@anthropic-ai/claude-code',
+  command: claudeCommand,
+  createParser: createClaudeParser,
+  classify: classifyClaude,
+};

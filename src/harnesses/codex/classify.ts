@@ -1,0 +1,105 @@
+/**
+ * How a Codex turn ended, from its exit status, parsed events and stderr tail (reference note §5,
+ * with the messages of §4.4 and codex-rs `core/src/error.rs`). Pure apart from `now`, which only
+ * dates a usage limit's `try again at 9:31 AM`. `turn.completed` / `turn.failed` decide; top-level
+ * `error` lines and `error` items alone never end a run (note §4.3). Quota exhaustion, a transient
+ * rate limit and an overload are kept strictly apart: only the first switches harness by default.
+ */
+import type { Classification, ClassifyInput } from '../adapter.js';
+import { classifyWithoutResult, describeExit, lastEvent } from '../ending.js';
+
+/**
+ * Quota or plan limit exhausted: `Quota exceeded. Check your plan and billing details.`
+ * (insufficient_quota); `You’ve hit your usage limit…` (U+2019 or straight, every plan's wording and
+ * `…usage limit for <model>`); `To use Codex with your ChatGPT plan, upgrade to Plus…`
+ * (usage_not_included); `Usage limit reached…`; the workspace credit strings (§4.4).
+ */
+const QUOTA = [
+  /Quota exceeded/i,
+  /You.ve hit your usage limit/,
+  /upgrade to Plus/i,
+  /^Usage limit reached/,
+  /workspace credit limit/i,
+  /workspace is out of credits/i,
+];
+
+/**
+ * Authentication failed. Reconstructed, not captured (the note has no Codex 401 run): a non-retried
+ * HTTP error reads `unexpected status 401 Unauthorized: <body>` and an exhausted retry
+ * `exceeded retry limit, last status: 401 Unauthorized` (the Display impls of `UnexpectedResponseError`
+ * and `RetryLimitReachedError` in codex-rs error.rs); a missing key is
+ * ``Missing environment variable: `OPENAI_API_KEY`.``; ChatGPT logins fail with a refresh-token message.
+ */
+const AUTH =
+  /\b(unexpected status|last status:) 40[13]\b|Missing environment variable: `\w*(KEY|TOKEN)\w*`|refresh token|(log|sign) in again/i;
+
+/**
+ * Overloaded or failing on the provider's side: `Selected model is at capacity. Please try a different
+ * model.` (503, server_is_overloaded) and `We’re currently experiencing high demand, which may cause
+ * temporary errors.` (500). The note files the 500 under "Overloaded" in §5: both are the provider
+ * failing transiently, not this account's limit, so both are `overloaded`; so is any other 5xx.
+ */
+const OVERLOADED = /at capacity|high demand|overloaded|\b(unexpected status|last status:) 5\d\d\b/i;
+
+/** A transient rate limit: `exceeded retry limit, last status: 429 …` or `rate limit exceeded: …`. */
+const RATE_LIMITED = /last status: 429\b|unexpected status 429\b|rate limit exceeded|Too Many Requests/i;
+
+const MONTHS = ['jan', 'feb', 'mar', 'apr', 'may', 'jun', 'jul', 'aug', 'sep', 'oct', 'nov', 'dec'];
+
+/**
+ * `try again at 9:31 AM` (same local day) or `try again at Nov 30th, 2026 9:31 AM` (another day), the
+ * two forms codex-rs `format_retry_timestamp` writes in the machine's local time.
+ */
+const TRY_AGAIN_AT = /try again at (?:([A-Za-z]{3}) (\d{1,2})(?:st|nd|rd|th)?, (\d{4}) )?(\d{1,2}):(\d{2}) ?([AP]M)/i;
+
+/**
+ * Reads the reset time out of a usage-limit message, as ISO 8601. A bare time is the next such local
+ * wall time after `now` (codex prints the date whenever the reset is on another day, so a bare time
+ * that has passed can only mean tomorrow by clock skew); undefined when the message names none.
+ */
+export function parseTryAgainAt(message: string, now: number): string | undefined {
+  const match = message.match(TRY_AGAIN_AT);
+  if (match === null) return undefined;
+  const [, month, day, year, hour12, minute, meridiem] = match;
+  const hours = (Number(hour12) % 12) + (meridiem?.toUpperCase() === 'PM' ? 12 : 0);
+  const at = new Date(now);
+  if (month !== undefined && day !== undefined && year !== undefined) {
+    const monthIndex = MONTHS.indexOf(month.toLowerCase());
+    if (monthIndex < 0) return undefined;
+    at.setFullYear(Number(year), monthIndex, Number(day));
+    at.setHours(hours, Number(minute), 0, 0);
+    return at.toISOString();
+  }
+  at.setHours(hours, Number(minute), 0, 0);
+  if (at.getTime() <= now) {
+    at.setDate(at.getDate() + 1);
+    at.setHours(hours, Number(minute), 0, 0);
+  }
+  return at.toISOString();
+}
+
+function classifyFailure(message: string, now: number): Classification {
+  const said = { message };
+  if (QUOTA.some((pattern) => pattern.test(message))) {
+    const resetsAt = parseTryAgainAt(message, now);
+    return { outcome: 'quota_exhausted', ...said, ...(resetsAt !== undefined && { resetsAt }) };
+  }
+  if (AUTH.test(message)) return { outcome: 'auth_failed', ...said };
+  if (OVERLOADED.test(message)) return { outcome: 'overloaded', ...said };
+  if (RATE_LIMITED.test(message)) return { outcome: 'rate_limited', ...said };
+  return { outcome: 'failed', ...said };
+}
+
+/** Classifies one Codex turn; `now` (epoch ms) dates a usage limit's bare reset time. */
+export function classifyCodex(input: ClassifyInput, now: number = Date.now()): Classification {
+  const result = lastEvent(input.events, 'result');
+  if (result === undefined) return classifyWithoutResult(input, []);
+  if (!result.ok) {
+    const message = result.message ?? lastEvent(input.events, 'harness.error')?.message ?? 'turn failed';
+    return classifyFailure(message, now);
+  }
+  if (input.exitCode === 0 && input.signal === null) {
+    return { outcome: 'completed', ...(result.message !== undefined && { message: result.message }) };
+  }
+  return { outcome: 'crashed', message: `${describeExit(input.exitCode, input.signal)} after turn.completed` };
+}

@@ -1,0 +1,71 @@
+/**
+ * Small helpers every adapter's parser uses to turn one CLI output line into event data: JSON
+ * decoding that never throws, the `raw` fallback event, output clipping and time conversion.
+ * Pure functions, no state.
+ */
+import type { z } from 'zod';
+import type { HarnessEvent } from '../events/schema.js';
+
+/**
+ * The most characters of tool output an event keeps. 4000: enough for a failing test's summary and
+ * a git command's whole answer, small enough that a chatty command does not bloat `events.jsonl`.
+ */
+export const OUTPUT_LIMIT = 4000;
+
+/**
+ * How many of the kept characters come from the start of a clipped output. The rest come from its
+ * end: a commit prints `[branch sha] subject` first, while pushes, `gh pr create` and test runners
+ * print their result last, so both ends matter and the middle matters least.
+ */
+const HEAD_SHARE = 1000;
+
+/** Decodes one line as JSON; returns undefined when it is not JSON. Never throws. */
+export function parseJsonLine(line: string): unknown {
+  try {
+    return JSON.parse(line) as unknown;
+  } catch {
+    return undefined;
+  }
+}
+
+/** Parses `value` with `schema` and maps the result; undefined when it does not match. Never throws. */
+export function parseAs<S extends z.ZodType, R>(
+  schema: S,
+  value: unknown,
+  map: (data: z.infer<S>) => R,
+): R | undefined {
+  const parsed = schema.safeParse(value);
+  return parsed.success ? map(parsed.data) : undefined;
+}
+
+/** Wraps a stdout line no schema recognized, so it is kept rather than lost. */
+export function rawLine(line: string): HarnessEvent {
+  return { type: 'raw', data: { stream: 'stdout', line } };
+}
+
+/** Clips text to at most `limit` characters, keeping its start and end; says whether it cut anything. */
+export function clipOutput(text: string, limit = OUTPUT_LIMIT): { output: string; truncated: boolean } {
+  if (text.length <= limit) return { output: text, truncated: false };
+  const marker = `\n… [${text.length - limit} characters cut] …\n`;
+  const head = Math.min(HEAD_SHARE, Math.floor(limit / 4));
+  const tail = Math.max(0, limit - head - marker.length);
+  return { output: text.slice(0, head) + marker + text.slice(text.length - tail), truncated: true };
+}
+
+/** Converts Unix epoch seconds to ISO 8601; undefined for a value that is not a valid time. */
+export function isoFromEpochSeconds(seconds: number): string | undefined {
+  const date = new Date(seconds * 1000);
+  return Number.isNaN(date.getTime()) ? undefined : date.toISOString();
+}
+
+/**
+ * Copies the fields whose value is neither undefined nor null, so optional payload fields are
+ * absent rather than undefined (exactOptionalPropertyTypes).
+ */
+export function compact<T extends Record<string, unknown>>(fields: T): { [K in keyof T]?: NonNullable<T[K]> } {
+  const kept: Record<string, unknown> = {};
+  for (const [key, value] of Object.entries(fields)) {
+    if (value !== undefined && value !== null) kept[key] = value;
+  }
+  return kept as { [K in keyof T]?: NonNullable<T[K]> };
+}
