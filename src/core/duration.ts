@@ -9,7 +9,7 @@ const PART = /(\d+(?:\.\d+)?)(ms|s|m|h|d)/g;
 export function parseDuration(text: string | number): number | undefined {
   if (typeof text === 'number') return Number.isFinite(text) && text > 0 ? text * 1000 : undefined;
   const trimmed = text.trim();
-  if (/^\d+(\.\d+)?$/.test(trimmed)) return Number(trimmed) * 1000;
+  if (/^\d+(\.\d+)?$/.test(trimmed)) return parseDuration(Number(trimmed));
   let total = 0;
   let consumed = 0;
   for (const match of trimmed.matchAll(PART)) {

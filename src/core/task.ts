@@ -1,6 +1,7 @@
 /**
  * The task file: what to do and how. YAML on disk, validated by `TaskFile` (its JSON schema is
- * published at schemas/task.schema.json, generated from this schema by `npm run schema`).
+ * published at schemas/task.schema.json, generated from this schema:
+ * `node bin/harmflow.js schema > schemas/task.schema.json`).
  * `resolveTask` turns a validated file into the normalized `Task` the engine runs.
  */
 import { z } from 'zod';

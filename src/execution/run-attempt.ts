@@ -1,0 +1,155 @@
+/**
+ * Runs one attempt: starts the harness (or the simulator playing it) in the worktree with a private
+ * home, turns its stdout into records as lines arrive, holds it to the execution's deadline and to
+ * cancellation, and classifies how it ended. The process is started through src/proc, which owns
+ * its process group; when this returns, no process of the attempt is left.
+ */
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import type { Outcome } from '../core/outcome.js';
+import type { HarnessSpec } from '../core/task.js';
+import type { HarnessEvent } from '../events/schema.js';
+import type { Classification, HarnessAdapter } from '../harnesses/adapter.js';
+import { spawnProcess } from '../proc/spawn.js';
+import { simulatedCommand } from '../simulators/launch.js';
+import type { AttemptObserver } from './attempt-observer.js';
+import type { ExecutionControl } from './control.js';
+import type { AttemptRef, Recorder } from './recorder.js';
+
+export interface AttemptInput {
+  readonly ref: AttemptRef;
+  readonly adapter: HarnessAdapter;
+  readonly spec: HarnessSpec;
+  readonly prompt: string;
+  readonly worktree: string;
+  /** runs/<execution>/attempts/<n>: raw stdout/stderr and the private home. */
+  readonly attemptDir: string;
+  /** Epoch ms of the execution's one deadline. */
+  readonly deadline: number;
+  readonly interruptBudgetMs: number;
+  readonly path: string;
+  /** The host environment, read only for the names a task passes through. */
+  readonly hostEnv: NodeJS.ProcessEnv;
+  readonly signal?: AbortSignal;
+  /** Steers the attempt from outside: a switch request ends it `switched`. */
+  readonly control?: ExecutionControl;
+  readonly recorder: Recorder;
+  readonly observer: AttemptObserver;
+  /** Called right after the harness process is spawned, with its pid (= its process group id). */
+  readonly onSpawned?: (pid: number) => void;
+}
+
+export interface AttemptResult extends Classification {
+  readonly exitCode: number | null;
+  readonly signal: string | null;
+  readonly startedAt: string;
+  readonly endedAt: string;
+  readonly durationMs: number;
+}
+
+/** Runs the attempt to its end; never throws for anything the harness does. */
+export async function runAttempt(input: AttemptInput): Promise<AttemptResult> {
+  const started = Date.now();
+  const homeDir = join(input.attemptDir, 'home');
+  mkdirSync(homeDir, { recursive: true });
+  const spec = harnessCommand(input, homeDir);
+  for (const dir of spec.dirs) mkdirSync(join(homeDir, dir), { recursive: true });
+  for (const [file, content] of Object.entries(spec.files)) {
+    const target = join(homeDir, file);
+    mkdirSync(dirname(target), { recursive: true });
+    writeFileSync(target, content, { mode: 0o600 });
+  }
+
+  const timeLeft = input.deadline - started;
+  if (timeLeft <= 0)
+    return ended(started, { outcome: 'timed_out', message: 'the execution deadline had passed' }, null, null);
+  if (input.signal?.aborted) return ended(started, { outcome: 'canceled', message: 'canceled' }, null, null);
+
+  const events: HarnessEvent[] = [];
+  const onStdout = (line: string) => {
+    const parsed = parser(line);
+    for (const event of parsed) {
+      events.push(event);
+      input.recorder.harness(event, input.ref);
+      for (const operation of input.observer.observe(event)) input.recorder.executor('operation', operation, input.ref);
+    }
+  };
+  const parser = input.adapter.createParser();
+  const child = spawnProcess({
+    command: spec.command,
+    args: spec.args,
+    cwd: input.worktree,
+    env: spec.env,
+    stdoutFile: join(input.attemptDir, 'stdout.log'),
+    stderrFile: join(input.attemptDir, 'stderr.log'),
+    onLine: (stream, line) => {
+      if (stream === 'stdout') onStdout(line);
+    },
+  });
+  if (child.pid !== undefined) input.onSpawned?.(child.pid);
+
+  let interrupted: { outcome: Outcome; message: string } | undefined;
+  const interrupt = (outcome: Outcome, message: string) => {
+    interrupted ??= { outcome, message };
+    void child.stop(input.interruptBudgetMs);
+  };
+  const timer = setTimeout(() => interrupt('timed_out', 'the execution deadline passed'), timeLeft);
+  const onAbort = () => interrupt('canceled', 'canceled');
+  input.signal?.addEventListener('abort', onAbort, { once: true });
+  const unwatch = input.control?.watchSwitch(() => interrupt('switched', 'a switch to the next harness was requested'));
+  const exit = await child.exited;
+  clearTimeout(timer);
+  input.signal?.removeEventListener('abort', onAbort);
+  unwatch?.();
+  if (interrupted?.outcome === 'switched') input.control?.switchHandled();
+
+  const classification: Classification =
+    interrupted ??
+    (exit.error !== undefined
+      ? { outcome: 'crashed', message: exit.error }
+      : input.adapter.classify({
+          exitCode: exit.exitCode,
+          signal: exit.signal,
+          events,
+          stderrTail: child.stderrTail(),
+        }));
+  return ended(started, classification, exit.exitCode, exit.signal);
+}
+
+function harnessCommand(input: AttemptInput, homeDir: string) {
+  const env: Record<string, string> = {};
+  for (const name of input.spec.passEnv) {
+    const value = input.hostEnv[name];
+    if (value !== undefined) env[name] = value;
+  }
+  Object.assign(env, input.spec.env);
+  const command = input.adapter.command({
+    prompt: input.prompt,
+    cwd: input.worktree,
+    homeDir,
+    ...(input.spec.model !== undefined && { model: input.spec.model }),
+    extraArgs: input.spec.args,
+    env,
+    path: input.path,
+  });
+  return input.spec.simulate === undefined
+    ? command
+    : simulatedCommand(command, input.adapter.name, input.spec.simulate);
+}
+
+function ended(
+  started: number,
+  classification: Classification,
+  exitCode: number | null,
+  signal: string | null,
+): AttemptResult {
+  const now = Date.now();
+  return {
+    ...classification,
+    exitCode,
+    signal,
+    startedAt: new Date(started).toISOString(),
+    endedAt: new Date(now).toISOString(),
+    durationMs: now - started,
+  };
+}

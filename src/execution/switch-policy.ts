@@ -1,0 +1,46 @@
+/**
+ * Decides what follows an attempt: success, a switch to the next harness of the chain, or the end
+ * of the execution. Pure: every input is given, so each rule is tested on its own.
+ */
+import type { ExecutionState, Outcome } from '../core/outcome.js';
+
+export interface SwitchInput {
+  readonly outcome: Outcome;
+  /** Outcomes that switch (quota_exhausted plus the task's `failoverOn`). */
+  readonly switchOn: ReadonlySet<Outcome>;
+  /** Index in the chain of the harness that just ran. */
+  readonly chainIndex: number;
+  readonly chainLength: number;
+  readonly switchesMade: number;
+  readonly maxSwitches: number;
+  readonly timeLeftMs: number;
+}
+
+export type Decision =
+  | { readonly kind: 'switch'; readonly nextIndex: number }
+  | { readonly kind: 'end'; readonly state: ExecutionState; readonly why: string };
+
+/** The state an execution ends in when an attempt with this outcome is its last. */
+export function finalState(outcome: Outcome): ExecutionState {
+  if (outcome === 'completed') return 'succeeded';
+  if (outcome === 'timed_out') return 'timed_out';
+  if (outcome === 'canceled') return 'canceled';
+  return 'failed';
+}
+
+/**
+ * Decides after an attempt. A switch asked by hand (`switched`) needs only a next harness and time;
+ * automatic switches also need the outcome in `switchOn` and a switch left under `maxSwitches`.
+ */
+export function decideAfterAttempt(input: SwitchInput): Decision {
+  const end = (why: string): Decision => ({ kind: 'end', state: finalState(input.outcome), why });
+  if (input.outcome === 'completed') return end('the attempt completed');
+  const byHand = input.outcome === 'switched';
+  if (!byHand && !input.switchOn.has(input.outcome)) return end(`${input.outcome} does not switch harness`);
+  if (input.chainIndex + 1 >= input.chainLength) return end('no harness left in the chain');
+  if (!byHand && input.switchesMade >= input.maxSwitches) {
+    return end(`no switch left (maxSwitches: ${input.maxSwitches})`);
+  }
+  if (input.timeLeftMs <= 0) return { kind: 'end', state: 'timed_out', why: 'the deadline has passed' };
+  return { kind: 'switch', nextIndex: input.chainIndex + 1 };
+}
