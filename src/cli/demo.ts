@@ -1,0 +1,102 @@
+/**
+ * `harmflow demo` — the whole story on a fresh machine, with no API key, no harness CLI and no
+ * network: a task whose chain is claude-code → codex, both played by the simulator, runs in a
+ * temporary repository. The first harness commits and pushes part of the work, then runs out of
+ * quota; the second is given the handoff, does the rest without redoing anything, and the tests
+ * pass. The verdict is checked, not assumed: exit code 0 only when every claim of it holds.
+ */
+import { rmSync } from 'node:fs';
+import type { Command } from 'commander';
+import { EXIT } from '../core/errors.js';
+import { loadTaskFile } from '../core/task-file.js';
+import { type ExecutionResult, runTask } from '../execution/engine.js';
+import { runCommand } from '../proc/run.js';
+import { readPulls } from '../simulators/forge/store.js';
+import { FORGE_BIN_DIR } from '../simulators/launch.js';
+import { openHome } from './context-home.js';
+import { type DemoLayout, demoEnv, setUpDemo } from './demo-setup.js';
+import { formatRecord } from './timeline.js';
+
+const print = (text = ''): void => {
+  process.stdout.write(`${text}\n`);
+};
+
+export function registerDemo(program: Command): void {
+  program
+    .command('demo')
+    .description('show the whole story: a quota switch from claude-code to codex, both simulated')
+    .option('--clean', 'delete the temporary folder afterwards')
+    .action(async (options: { clean?: boolean }) => {
+      const layout = await setUpDemo();
+      print('HarmFlow demo');
+      print('Both harnesses below are PLAYED BY THE SIMULATOR `sim`: no API key, no harness CLI, no network.');
+      print("The simulator prints each CLI's real output format, so HarmFlow's real claude-code and codex");
+      print('adapters parse and classify it, and it really edits, tests, commits, pushes and opens the PR.');
+      print();
+      print(`repository  ${layout.project}  (a small date library with a test suite)`);
+      print(`origin      ${layout.origin}`);
+      print(`task        ${layout.taskFile}  (chain: claude-code → codex)`);
+      print();
+      const { home, store } = openHome(layout.home);
+      let result: ExecutionResult;
+      try {
+        result = await runTask(loadTaskFile(layout.taskFile), {
+          home,
+          store,
+          extraPath: [FORGE_BIN_DIR],
+          hostEnv: { ...process.env, ...demoEnv(layout) },
+          onRecord: (record) => {
+            const line = formatRecord(record);
+            if (line !== undefined) print(line);
+          },
+        });
+      } finally {
+        await store.close();
+      }
+      const verdict = await checkVerdict(result, layout);
+      print();
+      print(`context.json  ${result.contextFile}`);
+      print(`look again    HARMFLOW_HOME=${layout.home} npx harmflow events ${result.id}`);
+      print(`              HARMFLOW_HOME=${layout.home} npx harmflow context ${result.id}`);
+      print();
+      print(`${verdict.ok ? 'PASS' : 'FAIL'}: ${verdict.text}`);
+      if (options.clean) rmSync(layout.root, { recursive: true, force: true });
+      process.exitCode = verdict.ok ? EXIT.ok : EXIT.executionFailed;
+    });
+}
+
+interface Verdict {
+  readonly ok: boolean;
+  readonly text: string;
+}
+
+/** Checks every claim of the demo's story against the workspace, the remote and the forge. */
+export async function checkVerdict(result: ExecutionResult, layout: DemoLayout): Promise<Verdict> {
+  const problems: string[] = [];
+  const [first, second] = result.attempts;
+  if (result.state !== 'succeeded') problems.push(`the execution ended ${result.state}`);
+  if (result.attempts.length !== 2) problems.push(`${result.attempts.length} attempts instead of 2`);
+  if (first?.outcome !== 'quota_exhausted') problems.push(`attempt 1 ended ${first?.outcome}`);
+  if (second?.outcome !== 'completed') problems.push(`attempt 2 ended ${second?.outcome}`);
+
+  const git = (...args: string[]) => runCommand('git', args, { cwd: result.worktree, timeoutMs: 10_000 });
+  const subjects = (await git('log', '--format=%s', `${result.baseSha}..HEAD`)).stdout.trim().split('\n');
+  const duplicates = subjects.filter((subject, index) => subjects.indexOf(subject) !== index);
+  if (duplicates.length > 0) problems.push(`commits made twice: ${duplicates.join(', ')}`);
+  const head = (await git('rev-parse', 'HEAD')).stdout.trim();
+  const remote = (await git('ls-remote', 'origin', `refs/heads/${result.branch}`)).stdout.split('\t')[0];
+  if (remote !== head) problems.push('the branch on origin is not the final HEAD');
+  const pulls = (await readPulls(layout.forgeDir)).filter((pull) => pull.head === result.branch);
+  if (pulls.length !== 1) problems.push(`${pulls.length} pull requests for the branch instead of 1`);
+  const tests = await runCommand(process.execPath, ['--test'], { cwd: result.worktree, timeoutMs: 60_000 });
+  if (tests.exitCode !== 0) problems.push('the tests fail in the worktree');
+  const pass = /# pass (\d+)/.exec(tests.stdout)?.[1];
+
+  if (problems.length > 0) return { ok: false, text: problems.join('; ') };
+  return {
+    ok: true,
+    text:
+      `one execution (${result.id}), 2 attempts: claude-code ran out of quota, codex finished from the handoff; ` +
+      `${subjects.length} commits each made once, branch pushed, 1 pull request, tests pass (${pass ?? '?'} passed).`,
+  };
+}

@@ -1,0 +1,25 @@
+/**
+ * The `harmflow` entry point: runs the program and maps errors to one line on stderr and the
+ * documented exit code (docs/cli.md). Stack traces only with `--debug`.
+ */
+import { CommanderError } from 'commander';
+import { describeError, EXIT, HarmflowError } from '../core/errors.js';
+import { buildProgram } from './program.js';
+
+async function main(argv: string[]): Promise<void> {
+  const debug = argv.includes('--debug');
+  try {
+    await buildProgram().parseAsync(argv);
+  } catch (error) {
+    if (error instanceof CommanderError) {
+      // commander has already printed its own message (or the help / version text).
+      process.exitCode = error.exitCode === 0 ? EXIT.ok : EXIT.usage;
+      return;
+    }
+    process.stderr.write(`harmflow: ${describeError(error)}\n`);
+    if (debug && error instanceof Error && error.stack) process.stderr.write(`${error.stack}\n`);
+    process.exitCode = error instanceof HarmflowError ? error.exitCode : EXIT.internal;
+  }
+}
+
+await main(process.argv);

@@ -1,0 +1,21 @@
+/** Builds the `harmflow` command line: one register function per command group. */
+import { Command } from 'commander';
+import { registerDemo } from './demo.js';
+import { registerRecords } from './records.js';
+import { registerRun } from './run.js';
+import { registerSchema } from './schema.js';
+
+export function buildProgram(): Command {
+  const program = new Command('harmflow')
+    .description('Run AI coding-agent CLIs as durable executions that fail over across harnesses when quota runs out.')
+    .version('0.1.0')
+    .option('--debug', 'print stack traces of errors')
+    .exitOverride()
+    .configureOutput({ writeErr: (text) => process.stderr.write(text) });
+  registerDemo(program);
+  registerRun(program);
+  registerRecords(program);
+  registerSchema(program);
+  for (const command of program.commands) command.exitOverride();
+  return program;
+}

@@ -1,0 +1,148 @@
+/**
+ * The record commands: `ls`, `show ID`, `events ID`, `context ID`. Each reads HARMFLOW_HOME and
+ * prints a readable form, or JSON with `--json`.
+ */
+import { existsSync, readFileSync } from 'node:fs';
+import type { Command } from 'commander';
+import { NotFoundError } from '../core/errors.js';
+import { FINAL_STATES, STATES } from '../core/outcome.js';
+import { followEvents, readEvents } from '../events/log.js';
+import { ExecutionContext } from '../execution/context-schema.js';
+import { describeOperation } from '../execution/handoff.js';
+import { findExecution, openHome } from './context-home.js';
+import { formatRecord } from './timeline.js';
+
+interface HomeOption {
+  home?: string;
+  json?: boolean;
+}
+
+const print = (text: string): void => {
+  process.stdout.write(`${text}\n`);
+};
+
+export function registerRecords(program: Command): void {
+  program
+    .command('ls')
+    .description('list executions (live ones; --all for every one)')
+    .option('-a, --all', 'include ended executions')
+    .option('--json', 'print JSON')
+    .option('--home <dir>', 'state directory')
+    .action(async (options: HomeOption & { all?: boolean }) => {
+      const { store } = openHome(options.home);
+      try {
+        const live = STATES.filter((state) => !FINAL_STATES.has(state));
+        const rows = await store.listExecutions(options.all ? {} : { states: live });
+        if (options.json) return print(JSON.stringify(rows, null, 2));
+        if (rows.length === 0)
+          return print(options.all ? 'no executions' : 'no live executions (ls --all shows ended ones)');
+        print(
+          `${'ID'.padEnd(26)}  ${'STATE'.padEnd(10)}  ${'ATT'.padEnd(3)}  ${'HARNESS'.padEnd(12)}  ${'CREATED'.padEnd(20)}  TASK`,
+        );
+        for (const row of rows) {
+          print(
+            `${row.id}  ${row.state.padEnd(10)}  ${String(row.attemptCount).padEnd(3)}  ${(row.currentHarness ?? '-').padEnd(12)}  ${row.createdAt.slice(0, 19).replace('T', ' ')}  ${row.taskName}`,
+          );
+        }
+      } finally {
+        await store.close();
+      }
+    });
+
+  program
+    .command('show')
+    .description('show one execution and its attempts')
+    .argument('<id>', 'execution id or a unique prefix')
+    .option('--json', 'print JSON')
+    .option('--home <dir>', 'state directory')
+    .action(async (id: string, options: HomeOption) => {
+      const { store } = openHome(options.home);
+      try {
+        const execution = await findExecution(store, id);
+        const attempts = await store.listAttempts(execution.id);
+        if (options.json) return print(JSON.stringify({ ...execution, attempts }, null, 2));
+        print(`execution ${execution.id}  ${execution.state}${execution.message ? ` — ${execution.message}` : ''}`);
+        print(`task      ${execution.taskName}`);
+        print(`repo      ${execution.repo} @ ${execution.baseRef} (${execution.baseSha.slice(0, 12)})`);
+        print(`branch    ${execution.branch}`);
+        print(`worktree  ${execution.worktree}`);
+        print(`deadline  ${execution.deadline}`);
+        print(`run dir   ${execution.runDir}`);
+        for (const attempt of attempts) {
+          const usage =
+            attempt.inputTokens !== undefined || attempt.costUsd !== undefined
+              ? `  ${attempt.inputTokens ?? '?'}/${attempt.outputTokens ?? '?'} tokens${attempt.costUsd !== undefined ? ` $${attempt.costUsd.toFixed(4)}` : ''}`
+              : '';
+          print(
+            `attempt ${attempt.number}  ${attempt.harness}${attempt.simulated ? ' (simulated)' : ''}${attempt.model ? ` ${attempt.model}` : ''}  ${attempt.outcome ?? 'running'}${attempt.message ? `: ${attempt.message}` : ''}${usage}`,
+          );
+        }
+      } finally {
+        await store.close();
+      }
+    });
+
+  program
+    .command('events')
+    .description("print an execution's timeline (one line per event) or its records as JSON lines")
+    .argument('<id>', 'execution id or a unique prefix')
+    .option('--json', 'print the records as JSON lines')
+    .option('-f, --follow', 'keep printing records as they are appended')
+    .option('--from <n>', 'skip the first N records', '0')
+    .option('--home <dir>', 'state directory')
+    .action(async (id: string, options: HomeOption & { follow?: boolean; from: string }) => {
+      const { home, store } = openHome(options.home);
+      const execution = await findExecution(store, id).finally(() => store.close());
+      const from = Number.parseInt(options.from, 10) || 0;
+      const emit = (record: Parameters<typeof formatRecord>[0]) => {
+        if (options.json) return print(JSON.stringify(record));
+        const line = formatRecord(record);
+        if (line !== undefined) print(line);
+      };
+      const file = home.eventsFile(execution.id);
+      if (!options.follow) {
+        for (const record of readEvents(file, { from })) emit(record);
+        return;
+      }
+      const controller = new AbortController();
+      process.once('SIGINT', () => controller.abort());
+      for await (const record of followEvents(file, { from, signal: controller.signal })) {
+        emit(record);
+        if (record.type === 'execution.ended') controller.abort();
+      }
+    });
+
+  program
+    .command('context')
+    .description("print an execution's context.json: what each attempt did")
+    .argument('<id>', 'execution id or a unique prefix')
+    .option('--json', 'print the file as it is')
+    .option('--home <dir>', 'state directory')
+    .action(async (id: string, options: HomeOption) => {
+      const { home, store } = openHome(options.home);
+      const execution = await findExecution(store, id).finally(() => store.close());
+      const file = home.contextFile(execution.id);
+      if (!existsSync(file)) throw new NotFoundError(`execution ${execution.id} has no context.json yet`);
+      const text = readFileSync(file, 'utf8');
+      if (options.json) return void process.stdout.write(text);
+      const context = ExecutionContext.parse(JSON.parse(text));
+      print(`${file}`);
+      for (const attempt of context.attempts) {
+        print(
+          `attempt ${attempt.number}  ${attempt.harness}${attempt.model ? ` (${attempt.model})` : ''}  ${attempt.outcome}`,
+        );
+        if (attempt.lastOperation) print(`  last operation: ${describeOperation(attempt.lastOperation)}`);
+        for (const item of attempt.workItems) {
+          print(`  - ${item.status ? `[${item.status}] ` : ''}${item.text}`);
+          for (const commit of item.commits ?? []) print(`      commit ${commit.sha.slice(0, 7)} ${commit.subject}`);
+          if (item.push)
+            print(
+              `      pushed ${item.push.remote}/${item.push.branch}${item.push.sha ? ` @ ${item.push.sha.slice(0, 7)}` : ''}`,
+            );
+          if (item.pullRequest) print(`      pull request ${item.pullRequest.url}`);
+          for (const run of item.testRuns ?? [])
+            print(`      tests ${run.passed ? 'passed' : 'FAILED'}: ${run.command}`);
+        }
+      }
+    });
+}

@@ -1,0 +1,64 @@
+/** `harmflow run TASK` — runs a task file as one execution and prints its timeline as it happens. */
+import type { Command } from 'commander';
+import { EXIT } from '../core/errors.js';
+import type { ExecutionState } from '../core/outcome.js';
+import { loadTaskFile } from '../core/task-file.js';
+import { harnessPath, runTask } from '../execution/engine.js';
+import { preflight } from '../execution/preflight.js';
+import { openHome } from './context-home.js';
+import { formatRecord } from './timeline.js';
+
+/** The exit code of `run` for each final state (docs/cli.md). */
+export function exitCodeFor(state: ExecutionState): number {
+  if (state === 'succeeded') return EXIT.ok;
+  if (state === 'timed_out') return EXIT.executionTimedOut;
+  if (state === 'canceled') return EXIT.executionCanceled;
+  return EXIT.executionFailed;
+}
+
+export function registerRun(program: Command): void {
+  program
+    .command('run')
+    .description('run a task file as one execution (fails over across its harness chain)')
+    .argument('<task>', 'the task file (YAML)')
+    .option('--json', 'print the result as JSON instead of the timeline')
+    .option('--home <dir>', 'state directory (default: $HARMFLOW_HOME or ~/.harmflow)')
+    .action(async (taskPath: string, options: { json?: boolean; home?: string }) => {
+      const task = loadTaskFile(taskPath);
+      // Check before opening the state directory: bad input creates nothing, not even HARMFLOW_HOME.
+      const checked = await preflight(task, harnessPath());
+      const { home, store } = openHome(options.home);
+      const controller = new AbortController();
+      const onInterrupt = () => {
+        if (controller.signal.aborted) process.exit(EXIT.executionCanceled);
+        process.stderr.write('harmflow: canceling the execution (Ctrl-C again to quit at once)\n');
+        controller.abort();
+      };
+      process.on('SIGINT', onInterrupt);
+      process.on('SIGTERM', onInterrupt);
+      try {
+        const result = await runTask(task, {
+          home,
+          store,
+          checked,
+          signal: controller.signal,
+          ...(!options.json && {
+            onRecord: (record) => {
+              const line = formatRecord(record);
+              if (line !== undefined) process.stdout.write(`${line}\n`);
+            },
+          }),
+        });
+        if (options.json) {
+          process.stdout.write(`${JSON.stringify(result, null, 2)}\n`);
+        } else {
+          process.stdout.write(`\nexecution ${result.id}: ${result.state}\ncontext: ${result.contextFile}\n`);
+        }
+        process.exitCode = exitCodeFor(result.state);
+      } finally {
+        process.off('SIGINT', onInterrupt);
+        process.off('SIGTERM', onInterrupt);
+        await store.close();
+      }
+    });
+}

@@ -1,0 +1,79 @@
+/**
+ * Formats event records for people: one line per record, the attempt and harness named, switches
+ * set apart by a rule. Pure; the `events` and `run` commands print what it returns.
+ */
+import type { EventRecord } from '../events/schema.js';
+import { describeOperation } from '../execution/handoff.js';
+
+const WIDTH = 100;
+
+/** One record as a line (or, for a switch, a few lines); undefined for records not worth a line. */
+export function formatRecord(record: EventRecord): string | undefined {
+  const time = record.ts.slice(11, 23);
+  const who = record.attempt !== undefined ? `#${record.attempt} ${record.harness ?? ''}` : 'execution';
+  const text = describe(record);
+  if (text === undefined) return undefined;
+  if (record.type === 'failover') {
+    const rule = '═'.repeat(8);
+    return `${rule} ${time}  SWITCH ${text} ${rule}`;
+  }
+  return `${time}  ${who.padEnd(16)} ${record.type.padEnd(19)} ${clip(text)}`;
+}
+
+function describe(record: EventRecord): string | undefined {
+  switch (record.type) {
+    case 'execution.started':
+      return `task ${record.data.task} on ${record.data.branch}; chain ${record.data.chain.join(' → ')}; deadline ${record.data.deadline}`;
+    case 'attempt.started':
+      return `${record.data.command}${record.data.model ? ` (${record.data.model})` : ''}${record.data.handoff ? ', given the handoff' : ''}; ${Math.round(record.data.timeLeftMs / 1000)}s left`;
+    case 'session.started':
+      return `session ${record.data.sessionId}${record.data.model ? ` (${record.data.model})` : ''}`;
+    case 'message':
+      return record.data.text;
+    case 'tool.call':
+      return `${record.data.name}: ${record.data.shell ?? record.data.files?.join(', ') ?? JSON.stringify(record.data.input)}`;
+    case 'tool.result':
+      return `${record.data.ok ? 'ok' : 'error'}${record.data.exitCode !== undefined ? ` (exit ${record.data.exitCode})` : ''}`;
+    case 'plan':
+      return record.data.items.map((item) => `[${mark(item.status)}] ${item.text}`).join('  ');
+    case 'operation':
+      return describeOperation(record.data);
+    case 'usage': {
+      const { inputTokens, outputTokens, costUsd } = record.data;
+      return `${inputTokens ?? '?'} in / ${outputTokens ?? '?'} out tokens${costUsd !== undefined ? `, $${costUsd.toFixed(4)}` : ''}`;
+    }
+    case 'retry':
+      return `retry ${record.data.attempt ?? ''}${record.data.maxRetries ? `/${record.data.maxRetries}` : ''} ${record.data.reason ?? record.data.message ?? ''}`.trim();
+    case 'rate_limit':
+      return `${record.data.status}${record.data.window ? ` (${record.data.window})` : ''}${record.data.resetsAt ? `, resets ${record.data.resetsAt}` : ''}`;
+    case 'harness.error':
+      return `${record.data.fatal ? 'fatal: ' : ''}${record.data.message}`;
+    case 'result':
+      return `${record.data.ok ? 'success' : 'error'}${record.data.message ? `: ${record.data.message}` : ''}`;
+    case 'warning':
+      return record.data.message;
+    case 'raw':
+      return `(${record.data.stream}) ${record.data.line}`;
+    case 'quota.exhausted':
+      return `${record.data.message ?? ''}${record.data.resetsAt ? ` (resets ${record.data.resetsAt})` : ''}`;
+    case 'workspace.inspected':
+      return `HEAD ${record.data.head.slice(0, 7)}, ${record.data.commits.length} commit(s) since base, ${record.data.changedFiles.length} uncommitted${record.data.remote ? `, ${record.data.remote.remote}/${record.data.remote.branch} at ${record.data.remote.sha.slice(0, 7)}` : ''} (${Math.round(record.data.durationMs)} ms)`;
+    case 'context.written':
+      return record.data.path;
+    case 'failover':
+      return `${record.data.from} → ${record.data.to} (${record.data.reason}; switch ${record.data.switchNumber} of ${record.data.maxSwitches})`;
+    case 'attempt.ended':
+      return `${record.data.outcome}${record.data.message ? `: ${record.data.message}` : ''}`;
+    case 'execution.ended':
+      return `${record.data.state} after ${record.data.attempts} attempt(s)${record.data.message ? ` — ${record.data.message}` : ''}`;
+  }
+}
+
+function mark(status: string): string {
+  return status === 'completed' ? 'x' : status === 'in_progress' ? '~' : ' ';
+}
+
+function clip(text: string): string {
+  const flat = text.replace(/\s+/g, ' ').trim();
+  return flat.length > WIDTH ? `${flat.slice(0, WIDTH - 1)}…` : flat;
+}
