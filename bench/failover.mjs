@@ -19,7 +19,7 @@ import { runTask } from '../dist/execution/engine.js';
 import { openSqliteStore } from '../dist/store/sqlite/sqlite-store.js';
 import { generateRepo } from './generate-repo.mjs';
 
-const runs = Number(process.argv[process.argv.indexOf('--runs') + 1]) || 10;
+const runs = Number(process.argv[process.argv.indexOf('--runs') + 1]) || 20;
 const IDENTITY = {
   GIT_AUTHOR_NAME: 'Bench',
   GIT_AUTHOR_EMAIL: 'bench@harmflow.invalid',

@@ -9,6 +9,7 @@
  */
 import { mkdirSync, renameSync, writeFileSync } from 'node:fs';
 import { delimiter, dirname } from 'node:path';
+import { compact } from '../core/compact.js';
 import type { HomePaths } from '../core/home.js';
 import { newExecutionId } from '../core/ids.js';
 import type { ExecutionState } from '../core/outcome.js';
@@ -193,14 +194,7 @@ export async function runTask(task: Task, options: EngineOptions): Promise<Execu
       options.onAttemptExited?.(number);
 
       if (result.outcome === 'quota_exhausted') {
-        recorder.executor(
-          'quota.exhausted',
-          {
-            ...(result.message !== undefined && { message: result.message }),
-            ...(result.resetsAt !== undefined && { resetsAt: result.resetsAt }),
-          },
-          ref,
-        );
+        recorder.executor('quota.exhausted', compact({ message: result.message, resetsAt: result.resetsAt }), ref);
       }
       const after = await inspect(worktree, baseSha, branch, recorder, ref);
       attempts.push(
@@ -210,8 +204,7 @@ export async function runTask(task: Task, options: EngineOptions): Promise<Execu
           ...(spec.model !== undefined && { model: spec.model }),
           simulated: spec.simulate !== undefined,
           outcome: result.outcome,
-          ...(result.message !== undefined && { message: result.message }),
-          ...(result.resetsAt !== undefined && { resetsAt: result.resetsAt }),
+          ...compact({ message: result.message, resetsAt: result.resetsAt }),
           startedAt: result.startedAt,
           endedAt: result.endedAt,
           ...(before && { before }),
@@ -225,9 +218,7 @@ export async function runTask(task: Task, options: EngineOptions): Promise<Execu
           outcome: result.outcome,
           exitCode: result.exitCode,
           signal: result.signal,
-          ...(result.message !== undefined && { message: result.message }),
-          ...(observer.sessionId !== undefined && { sessionId: observer.sessionId }),
-          ...(result.resetsAt !== undefined && { resetsAt: result.resetsAt }),
+          ...compact({ message: result.message, sessionId: observer.sessionId, resetsAt: result.resetsAt }),
           durationMs: result.durationMs,
         },
         ref,
@@ -237,13 +228,13 @@ export async function runTask(task: Task, options: EngineOptions): Promise<Execu
         outcome: result.outcome,
         exitCode: result.exitCode,
         signal: result.signal,
-        ...(result.message !== undefined && { message: result.message }),
-        ...(result.resetsAt !== undefined && { resetsAt: result.resetsAt }),
-        ...(observer.sessionId !== undefined && { sessionId: observer.sessionId }),
-        ...(observer.model !== undefined && { model: observer.model }),
-        ...(observer.usage.inputTokens !== undefined && { inputTokens: observer.usage.inputTokens }),
-        ...(observer.usage.outputTokens !== undefined && { outputTokens: observer.usage.outputTokens }),
-        ...(observer.usage.costUsd !== undefined && { costUsd: observer.usage.costUsd }),
+        ...compact({
+          message: result.message,
+          resetsAt: result.resetsAt,
+          sessionId: observer.sessionId,
+          model: observer.model,
+          ...observer.usage,
+        }),
       });
 
       const decision = decideAfterAttempt({

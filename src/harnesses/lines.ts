@@ -5,6 +5,7 @@
  */
 import type { z } from 'zod';
 import type { HarnessEvent } from '../events/schema.js';
+import type { LineParser } from './adapter.js';
 
 /**
  * The most characters of tool output an event keeps. 4000: enough for a failing test's summary and
@@ -38,6 +39,21 @@ export function parseAs<S extends z.ZodType, R>(
   return parsed.success ? map(parsed.data) : undefined;
 }
 
+/**
+ * Makes a never-throwing `LineParser` from a per-line decoder: blank lines give nothing, and a line
+ * the decoder does not recognize (undefined) or chokes on (throws) is kept as a `raw` event.
+ */
+export function keepingRaw(decode: (line: string) => HarnessEvent[] | undefined): LineParser {
+  return (line) => {
+    if (line.trim() === '') return [];
+    try {
+      return decode(line) ?? [rawLine(line)];
+    } catch {
+      return [rawLine(line)];
+    }
+  };
+}
+
 /** Wraps a stdout line no schema recognized, so it is kept rather than lost. */
 export function rawLine(line: string): HarnessEvent {
   return { type: 'raw', data: { stream: 'stdout', line } };
@@ -56,16 +72,4 @@ export function clipOutput(text: string, limit = OUTPUT_LIMIT): { output: string
 export function isoFromEpochSeconds(seconds: number): string | undefined {
   const date = new Date(seconds * 1000);
   return Number.isNaN(date.getTime()) ? undefined : date.toISOString();
-}
-
-/**
- * Copies the fields whose value is neither undefined nor null, so optional payload fields are
- * absent rather than undefined (exactOptionalPropertyTypes).
- */
-export function compact<T extends Record<string, unknown>>(fields: T): { [K in keyof T]?: NonNullable<T[K]> } {
-  const kept: Record<string, unknown> = {};
-  for (const [key, value] of Object.entries(fields)) {
-    if (value !== undefined && value !== null) kept[key] = value;
-  }
-  return kept as { [K in keyof T]?: NonNullable<T[K]> };
 }

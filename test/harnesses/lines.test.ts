@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { clipOutput, compact, isoFromEpochSeconds, OUTPUT_LIMIT, parseJsonLine } from '../../src/harnesses/lines.js';
+import { compact } from '../../src/core/compact.js';
+import { clipOutput, isoFromEpochSeconds, OUTPUT_LIMIT, parseJsonLine } from '../../src/harnesses/lines.js';
 
 describe('clipOutput', () => {
   it('keeps text within the limit as is', () => {

@@ -5,9 +5,10 @@
  * per turn: it remembers tool names by tool_use id to read Bash exit codes from results.
  */
 import { z } from 'zod';
+import { compact } from '../../core/compact.js';
 import type { HarnessEvent } from '../../events/schema.js';
 import type { LineParser } from '../adapter.js';
-import { clipOutput, compact, isoFromEpochSeconds, parseAs, parseJsonLine, rawLine } from '../lines.js';
+import { clipOutput, isoFromEpochSeconds, keepingRaw, parseAs, parseJsonLine } from '../lines.js';
 
 /** The model name Claude gives the assistant line it makes up for an API error (note §3.4). */
 const SYNTHETIC_MODEL = '<synthetic>';
@@ -274,12 +275,5 @@ export function createClaudeParser(): LineParser {
     }
   };
 
-  return (line) => {
-    if (line.trim() === '') return [];
-    try {
-      return parseLine(line) ?? [rawLine(line)];
-    } catch {
-      return [rawLine(line)];
-    }
-  };
+  return keepingRaw(parseLine);
 }

@@ -6,9 +6,10 @@
  * tool.call / tool.result and keeps the last agent message for the turn's result.
  */
 import { z } from 'zod';
+import { compact } from '../../core/compact.js';
 import type { EventData, HarnessEvent } from '../../events/schema.js';
 import type { LineParser } from '../adapter.js';
-import { clipOutput, compact, parseAs, parseJsonLine, rawLine } from '../lines.js';
+import { clipOutput, keepingRaw, parseAs, parseJsonLine } from '../lines.js';
 import { unwrapShell } from './shell-word.js';
 
 /** `Reconnecting... 2/5 (…)`: Codex retrying a turn (note §4.4). */
@@ -240,12 +241,5 @@ export function createCodexParser(): LineParser {
     }
   };
 
-  return (line) => {
-    if (line.trim() === '') return [];
-    try {
-      return parseLine(line) ?? [rawLine(line)];
-    } catch {
-      return [rawLine(line)];
-    }
-  };
+  return keepingRaw(parseLine);
 }
