@@ -7,11 +7,11 @@
  *
  * The engine owns the execution's event log and closes it; the caller owns the store.
  */
-import { mkdirSync, renameSync, writeFileSync } from 'node:fs';
-import { delimiter, dirname } from 'node:path';
+import { writeFileSync } from 'node:fs';
+import { delimiter } from 'node:path';
 import { compact } from '../core/compact.js';
 import type { HomePaths } from '../core/home.js';
-import { newExecutionId } from '../core/ids.js';
+import { writeJsonAtomic } from '../core/json-file.js';
 import type { ExecutionState } from '../core/outcome.js';
 import type { Task } from '../core/task.js';
 import { openEventLog } from '../events/log.js';
@@ -19,10 +19,10 @@ import type { EventRecord } from '../events/schema.js';
 import { getAdapter } from '../harnesses/registry.js';
 import type { Store } from '../store/store.js';
 import { inspectWorkspace, type WorkspaceSnapshot } from '../workspace/inspect.js';
-import { createWorktree } from '../workspace/worktree.js';
 import { AttemptObserver } from './attempt-observer.js';
 import type { AttemptContext, ExecutionContext } from './context-schema.js';
 import type { ExecutionControl } from './control.js';
+import { createExecution } from './create.js';
 import { buildHandoffPrompt } from './handoff.js';
 import { type Preflight, preflight } from './preflight.js';
 import { Recorder } from './recorder.js';
@@ -76,35 +76,8 @@ export async function runTask(task: Task, options: EngineOptions): Promise<Execu
   const path = harnessPath(options.extraPath, hostEnv);
   const { repoRoot, baseSha } = options.checked ?? (await preflight(task, path));
 
-  const id = newExecutionId();
   const { home, store } = options;
-  const branch = `harmflow/${task.name}-${id}`;
-  const worktree = home.worktree(id);
-  const started = Date.now();
-  const deadline = started + task.timeoutMs;
-  mkdirSync(home.runDir(id), { recursive: true });
-  mkdirSync(dirname(worktree), { recursive: true });
-  await createWorktree({ repoRoot, baseSha, branch, path: worktree });
-
-  const taskId = `${id}-task`;
-  await store.insertTask({ id: taskId, name: task.name, definition: taskDefinition(task), createdAt: iso(started) });
-  await store.insertExecution({
-    id,
-    taskId,
-    taskName: task.name,
-    repo: repoRoot,
-    baseRef: task.baseRef,
-    baseSha,
-    branch,
-    worktree,
-    runDir: home.runDir(id),
-    state: 'running',
-    createdAt: iso(started),
-    startedAt: iso(started),
-    deadline: iso(deadline),
-    attemptCount: 0,
-  });
-
+  const { id, branch, worktree, started, deadline } = await createExecution(task, { repoRoot, baseSha }, home, store);
   const log = openEventLog(home.eventsFile(id), { execution: id });
   const recorder = new Recorder(log, id, options.onRecord);
   const contextFile = home.contextFile(id);
@@ -308,17 +281,6 @@ async function inspect(
   }
 }
 
-function taskDefinition(task: Task): Record<string, unknown> {
-  return { ...task, switchOn: [...task.switchOn] };
-}
-
 function iso(ms: number): string {
   return new Date(ms).toISOString();
-}
-
-/** Writes JSON by temp file + rename, so a reader never sees half a file. */
-export function writeJsonAtomic(file: string, value: unknown): void {
-  const temp = `${file}.${process.pid}.tmp`;
-  writeFileSync(temp, `${JSON.stringify(value, null, 2)}\n`);
-  renameSync(temp, file);
 }

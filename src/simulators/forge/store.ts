@@ -1,14 +1,8 @@
-/**
- * The fake forge's state: every pull request ever opened, as a JSON array in
- * `$HARMFLOW_FORGE_DIR/pulls.json`. Readers get the whole list; `updatePulls` is the one writer: it
- * holds a lock file while it reads, changes and replaces the list, and replaces it atomically (temp
- * file + rename), so concurrent `gh` processes never lose or half-write a record.
- */
-import { randomBytes } from 'node:crypto';
-import { mkdir, open, readFile, rename, stat, unlink, writeFile } from 'node:fs/promises';
+import { mkdir, open, readFile, stat, unlink } from 'node:fs/promises';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { z } from 'zod';
+import { writeJsonAtomic } from '../../core/json-file.js';
 
 /** A failure `gh` reports as one stderr line (or a few) and an exit code (gh uses 1 for errors). */
 export class ForgeError extends Error {
@@ -97,9 +91,7 @@ export async function updatePulls<T>(
   const release = await lock(dir);
   try {
     const { pulls, result } = change(await readPulls(dir));
-    const temp = join(dir, `pulls.json.${process.pid}.${randomBytes(4).toString('hex')}.tmp`);
-    await writeFile(temp, `${JSON.stringify(pulls, null, 2)}\n`);
-    await rename(temp, pullsFile(dir));
+    writeJsonAtomic(pullsFile(dir), pulls);
     return result;
   } finally {
     await release();
