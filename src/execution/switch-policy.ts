@@ -35,6 +35,8 @@ export function finalState(outcome: Outcome): ExecutionState {
 export function decideAfterAttempt(input: SwitchInput): Decision {
   const end = (why: string): Decision => ({ kind: 'end', state: finalState(input.outcome), why });
   if (input.outcome === 'completed') return end('the attempt completed');
+  if (input.outcome === 'timed_out') return end('the deadline has passed');
+  if (input.outcome === 'canceled') return end('it was canceled');
   const byHand = input.outcome === 'switched';
   if (!byHand && !input.switchOn.has(input.outcome)) return end(`${input.outcome} does not switch harness`);
   if (input.chainIndex + 1 >= input.chainLength) return end('no harness left in the chain');

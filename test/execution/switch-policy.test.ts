@@ -37,12 +37,12 @@ describe('decideAfterAttempt', () => {
     expect(decide({ outcome: 'canceled' })).toStrictEqual({
       kind: 'end',
       state: 'canceled',
-      why: 'canceled does not switch harness',
+      why: 'it was canceled',
     });
     expect(decide({ outcome: 'timed_out' })).toStrictEqual({
       kind: 'end',
       state: 'timed_out',
-      why: 'timed_out does not switch harness',
+      why: 'the deadline has passed',
     });
     expect(decide({ outcome: 'quota_exhausted', switchOn: new Set() })).toStrictEqual({
       kind: 'end',
