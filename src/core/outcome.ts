@@ -29,6 +29,15 @@ export type ExecutionState = z.infer<typeof ExecutionState>;
 export const FINAL_STATES: ReadonlySet<ExecutionState> = new Set(['succeeded', 'failed', 'canceled', 'timed_out']);
 
 /** The harnesses HarmFlow drives. `sim` is not one of them: it plays one of these. */
-export const HARNESS_NAMES = ['claude-code', 'codex'] as const;
+export const HARNESS_NAMES = ['claude-code', 'codex', 'gemini', 'opencode'] as const;
 export const HarnessName = z.enum(HARNESS_NAMES);
 export type HarnessName = z.infer<typeof HarnessName>;
+
+/** The harnesses the simulator `sim` can play (it prints their exact stream formats). */
+export const SIMULATED_HARNESSES = ['claude-code', 'codex'] as const satisfies readonly HarnessName[];
+export type SimulatedHarness = (typeof SIMULATED_HARNESSES)[number];
+
+/** True when the simulator can play `harness`. */
+export function isSimulatedHarness(harness: HarnessName): harness is SimulatedHarness {
+  return (SIMULATED_HARNESSES as readonly HarnessName[]).includes(harness);
+}

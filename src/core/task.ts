@@ -6,14 +6,14 @@
  */
 import { z } from 'zod';
 import { parseDuration } from './duration.js';
-import { HARNESS_NAMES, HarnessName, Outcome } from './outcome.js';
+import { HARNESS_NAMES, HarnessName, isSimulatedHarness, Outcome, SIMULATED_HARNESSES } from './outcome.js';
 
 const harnessName = z.enum(HARNESS_NAMES, {
   error: (issue) => `unknown harness ${JSON.stringify(issue.input)} (known: ${HARNESS_NAMES.join(', ')})`,
 });
 
 /** One link of the harness chain, in its long form. */
-export const HarnessSpecObject = z.strictObject({
+const harnessSpecFields = z.strictObject({
   harness: harnessName,
   model: z.string().min(1).optional().describe('model passed to the CLI (--model / -m)'),
   args: z.array(z.string()).optional().describe('extra arguments appended to the CLI command line'),
@@ -28,6 +28,10 @@ export const HarnessSpecObject = z.strictObject({
     .optional()
     .describe('play this harness with the built-in simulator `sim`, from this scenario file'),
 });
+export const HarnessSpecObject = harnessSpecFields.refine(
+  (spec) => spec.simulate === undefined || isSimulatedHarness(spec.harness),
+  { message: `the simulator plays only ${SIMULATED_HARNESSES.join(', ')}`, path: ['simulate'] },
+);
 export type HarnessSpecObject = z.infer<typeof HarnessSpecObject>;
 
 const harnessSpec = z.union([harnessName, HarnessSpecObject]);

@@ -221,7 +221,8 @@ export async function runTask(task: Task, options: EngineOptions): Promise<Execu
       });
       if (decision.kind === 'end') {
         state = decision.state;
-        endMessage = decision.state === 'succeeded' ? 'completed' : `attempt ${number} ${result.outcome}; ${decision.why}`;
+        endMessage =
+          decision.state === 'succeeded' ? 'completed' : `attempt ${number} ${result.outcome}; ${decision.why}`;
         break;
       }
       const next = task.chain[decision.nextIndex];

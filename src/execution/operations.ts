@@ -108,10 +108,13 @@ function shellOperation(segment: string, toolId: string, result: ToolResult | un
   }
   if (TEST_COMMAND.test(segment)) {
     const counts = testCounts(output);
+    // A runner's own count of failures outranks the tool's status: some harnesses (Gemini CLI)
+    // report a shell command that printed output as a success whatever its exit code.
+    const failedByCount = (counts?.failed ?? 0) > 0;
     return {
       kind: 'test_run',
       command: segment,
-      passed: ok,
+      passed: ok && !failedByCount,
       ...(result?.exitCode !== undefined && { exitCode: result.exitCode }),
       ...(counts && { counts }),
       toolId,

@@ -6,7 +6,8 @@
  */
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
-import type { Outcome } from '../core/outcome.js';
+import { TaskFileError } from '../core/errors.js';
+import { isSimulatedHarness, SIMULATED_HARNESSES } from '../core/outcome.js';
 import type { HarnessSpec } from '../core/task.js';
 import type { HarnessEvent } from '../events/schema.js';
 import type { Classification, HarnessAdapter } from '../harnesses/adapter.js';
@@ -21,6 +22,8 @@ export interface AttemptInput {
   readonly adapter: HarnessAdapter;
   readonly spec: HarnessSpec;
   readonly prompt: string;
+  /** The harness session to continue (a follow-up turn); absent for an attempt's first turn. */
+  readonly resumeSessionId?: string;
   readonly worktree: string;
   /** runs/<execution>/attempts/<n>: raw stdout/stderr and the private home. */
   readonly attemptDir: string;
@@ -75,6 +78,24 @@ export async function runAttempt(input: AttemptInput): Promise<AttemptResult> {
     }
   };
   const parser = input.adapter.createParser();
+  const watchStderr = input.adapter.createStderrWatcher?.();
+  let interrupted: Classification | undefined;
+  const interrupt = (classification: Classification) => {
+    interrupted ??= classification;
+    void child.stop(input.interruptBudgetMs);
+  };
+  const onStderr = (line: string) => {
+    const early = watchStderr?.(line);
+    if (early === undefined || interrupted !== undefined) return;
+    input.recorder.executor(
+      'warning',
+      {
+        message: `ending the attempt early: stderr shows ${early.outcome}${early.message ? ` (${early.message})` : ''}`,
+      },
+      input.ref,
+    );
+    interrupt(early);
+  };
   const child = spawnProcess({
     command: spec.command,
     args: spec.args,
@@ -82,21 +103,19 @@ export async function runAttempt(input: AttemptInput): Promise<AttemptResult> {
     env: spec.env,
     stdoutFile: join(input.attemptDir, 'stdout.log'),
     stderrFile: join(input.attemptDir, 'stderr.log'),
-    onLine: (stream, line) => {
-      if (stream === 'stdout') onStdout(line);
-    },
+    onLine: (stream, line) => (stream === 'stdout' ? onStdout(line) : onStderr(line)),
   });
   if (child.pid !== undefined) input.onSpawned?.(child.pid);
 
-  let interrupted: { outcome: Outcome; message: string } | undefined;
-  const interrupt = (outcome: Outcome, message: string) => {
-    interrupted ??= { outcome, message };
-    void child.stop(input.interruptBudgetMs);
-  };
-  const timer = setTimeout(() => interrupt('timed_out', 'the execution deadline passed'), timeLeft);
-  const onAbort = () => interrupt('canceled', 'canceled');
+  const timer = setTimeout(
+    () => interrupt({ outcome: 'timed_out', message: 'the execution deadline passed' }),
+    timeLeft,
+  );
+  const onAbort = () => interrupt({ outcome: 'canceled', message: 'canceled' });
   input.signal?.addEventListener('abort', onAbort, { once: true });
-  const unwatch = input.control?.watchSwitch(() => interrupt('switched', 'a switch to the next harness was requested'));
+  const unwatch = input.control?.watchSwitch(() =>
+    interrupt({ outcome: 'switched', message: 'a switch to the next harness was requested' }),
+  );
   const exit = await child.exited;
   clearTimeout(timer);
   input.signal?.removeEventListener('abort', onAbort);
@@ -131,10 +150,15 @@ function harnessCommand(input: AttemptInput, homeDir: string) {
     extraArgs: input.spec.args,
     env,
     path: input.path,
+    ...(input.resumeSessionId !== undefined && { resumeSessionId: input.resumeSessionId }),
   });
-  return input.spec.simulate === undefined
-    ? command
-    : simulatedCommand(command, input.adapter.name, input.spec.simulate);
+  if (input.spec.simulate === undefined) return command;
+  if (!isSimulatedHarness(input.adapter.name)) {
+    throw new TaskFileError(
+      `the simulator cannot play ${input.adapter.name} (it plays ${SIMULATED_HARNESSES.join(', ')})`,
+    );
+  }
+  return simulatedCommand(command, input.adapter.name, input.spec.simulate);
 }
 
 function ended(

@@ -68,5 +68,12 @@ export interface HarnessAdapter {
   readonly npmPackage: string;
   command(input: CommandInput): CommandSpec;
   createParser(): LineParser;
+  /**
+   * Optional: watches the CLI's stderr while a turn runs, for a CLI whose failure shows there long
+   * before it ends (OpenCode retries a quota 429 five times, ~75 s, with nothing on stdout). Returns
+   * how the turn ended as soon as a line tells; the engine then interrupts the CLI and takes that
+   * classification. One watcher per turn; may keep state across lines; never throws.
+   */
+  createStderrWatcher?(): (line: string) => Classification | undefined;
   classify(input: ClassifyInput): Classification;
 }

@@ -3,7 +3,7 @@
  * the harness's own argv, so the run goes through that harness's real adapter (parse, classify).
  */
 import { fileURLToPath } from 'node:url';
-import type { HarnessName } from '../core/outcome.js';
+import type { SimulatedHarness } from '../core/outcome.js';
 import type { CommandSpec } from '../harnesses/adapter.js';
 
 /** The simulator's entry script inside this package. */
@@ -13,7 +13,7 @@ export const SIM_BIN = fileURLToPath(new URL('../../bin/sim.js', import.meta.url
 export const FORGE_BIN_DIR = fileURLToPath(new URL('../../bin/forge', import.meta.url));
 
 /** Returns `spec` rewritten to run the simulator as `harness` from `scenario`. */
-export function simulatedCommand(spec: CommandSpec, harness: HarnessName, scenario: string): CommandSpec {
+export function simulatedCommand(spec: CommandSpec, harness: SimulatedHarness, scenario: string): CommandSpec {
   return {
     command: process.execPath,
     args: [SIM_BIN, ...spec.args],

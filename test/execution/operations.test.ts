@@ -327,3 +327,13 @@ describe('testCounts', () => {
     expect(testCounts('')).toBeUndefined();
   });
 });
+
+describe('a test run whose tool reported success', () => {
+  it('is failed when the runner itself counted failures (Gemini CLI reports no exit code)', () => {
+    const [operation] = operationsOf(
+      { id: 't', name: 'run_shell_command', input: {}, shell: 'npm test' },
+      { id: 't', ok: true, output: '# tests 3\n# pass 2\n# fail 1\n' },
+    );
+    expect(operation).toMatchObject({ kind: 'test_run', passed: false, counts: { passed: 2, failed: 1 } });
+  });
+});

@@ -9,7 +9,7 @@ import { randomUUID } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { z } from 'zod';
 import { describeError } from '../../core/errors.js';
-import { HARNESS_NAMES, type HarnessName } from '../../core/outcome.js';
+import { SIMULATED_HARNESSES, type SimulatedHarness } from '../../core/outcome.js';
 import { type Invocation, InvocationError, parseClaudeArgv, parseCodexArgv } from './argv.js';
 import { CLAUDE_DEFAULT_MAX_RETRIES, CLAUDE_DEFAULT_MODEL, ClaudeStream } from './claude-stream.js';
 import { CODEX_DEFAULT_STREAM_MAX_RETRIES, CodexStream } from './codex-stream.js';
@@ -28,7 +28,7 @@ const DEFAULT_RESET_MS = { weekly: 3 * 86_400_000, other: 2 * 3_600_000 };
 /** Claude Code clamps `CLAUDE_CODE_MAX_RETRIES` to 15 (reference §3.5). */
 const CLAUDE_MAX_RETRIES_CAP = 15;
 
-const QUOTA_VARIANTS_OF: Record<HarnessName, readonly QuotaVariant[]> = {
+const QUOTA_VARIANTS_OF: Record<SimulatedHarness, readonly QuotaVariant[]> = {
   'claude-code': ['subscription', 'weekly', 'credit'],
   codex: ['insufficient_quota', 'usage_limit'],
 };
@@ -56,7 +56,7 @@ function gatewayHost(): string | undefined {
   }
 }
 
-function createStream(harness: HarnessName, invocation: Invocation, scenario: Scenario, cwd: string): AgentStream {
+function createStream(harness: SimulatedHarness, invocation: Invocation, scenario: Scenario, cwd: string): AgentStream {
   if (harness === 'claude-code') {
     const gateway = gatewayHost();
     return new ClaudeStream({
@@ -75,7 +75,11 @@ function createStream(harness: HarnessName, invocation: Invocation, scenario: Sc
 }
 
 /** The ending as the played harness has it: a variant it does not have falls back to its default. */
-function finalEnding(ending: Exclude<Ending, { kind: 'hang' }>, harness: HarnessName, summary: string): FinalEnding {
+function finalEnding(
+  ending: Exclude<Ending, { kind: 'hang' }>,
+  harness: SimulatedHarness,
+  summary: string,
+): FinalEnding {
   if (ending.kind === 'complete') return { kind: 'complete', message: ending.message ?? summary };
   if (ending.kind !== 'quota') return ending;
   const variant =
@@ -84,11 +88,11 @@ function finalEnding(ending: Exclude<Ending, { kind: 'hang' }>, harness: Harness
   return { kind: 'quota', resetsAt: new Date(Date.now() + resetsIn), ...(variant !== undefined && { variant }) };
 }
 
-async function start(): Promise<{ harness: HarnessName; scenario: Scenario; invocation: Invocation }> {
-  const harness = z.enum(HARNESS_NAMES).safeParse(process.env.HARMFLOW_SIM_AS);
+async function start(): Promise<{ harness: SimulatedHarness; scenario: Scenario; invocation: Invocation }> {
+  const harness = z.enum(SIMULATED_HARNESSES).safeParse(process.env.HARMFLOW_SIM_AS);
   if (!harness.success) {
     throw new StartError(
-      `HARMFLOW_SIM_AS must be one of ${HARNESS_NAMES.join(', ')} (got ${JSON.stringify(process.env.HARMFLOW_SIM_AS ?? '')})`,
+      `HARMFLOW_SIM_AS must be one of ${SIMULATED_HARNESSES.join(', ')} (got ${JSON.stringify(process.env.HARMFLOW_SIM_AS ?? '')})`,
     );
   }
   const path = process.env.HARMFLOW_SIM_SCENARIO;
