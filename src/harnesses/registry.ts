@@ -6,11 +6,15 @@ import type { HarnessName } from '../core/outcome.js';
 import type { HarnessAdapter } from './adapter.js';
 import { claudeCodeAdapter } from './claude-code/index.js';
 import { codexAdapter } from './codex/index.js';
+import { geminiAdapter } from './gemini/index.js';
+import { opencodeAdapter } from './opencode/index.js';
 
 /** Every adapter, by harness name. */
 export const ADAPTERS: Readonly<Record<HarnessName, HarnessAdapter>> = {
   'claude-code': claudeCodeAdapter,
   codex: codexAdapter,
+  gemini: geminiAdapter,
+  opencode: opencodeAdapter,
 };
 
 /** Returns the adapter of a harness. */
