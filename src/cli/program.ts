@@ -1,9 +1,11 @@
 /** Builds the `harmflow` command line: one register function per command group. */
 import { Command } from 'commander';
 import { registerDemo } from './demo.js';
+import { registerHarnesses } from './harnesses.js';
 import { registerRecords } from './records.js';
 import { registerRun } from './run.js';
 import { registerSchema } from './schema.js';
+import { registerSimApi } from './sim-api.js';
 
 export function buildProgram(): Command {
   const program = new Command('harmflow')
@@ -15,7 +17,9 @@ export function buildProgram(): Command {
   registerDemo(program);
   registerRun(program);
   registerRecords(program);
+  registerHarnesses(program);
   registerSchema(program);
+  registerSimApi(program);
   for (const command of program.commands) command.exitOverride();
   return program;
 }

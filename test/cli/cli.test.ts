@@ -50,7 +50,7 @@ describe('bad input', () => {
       'an unknown harness',
       () => taskFile({ harness: 'gpt' }),
       EXIT.invalidTask,
-      /harness: unknown harness "gpt" \(known: claude-code, codex\)/,
+      /harness: unknown harness "gpt" \(known: claude-code, codex, gemini, opencode\)/,
     ],
     [
       'an unknown field',

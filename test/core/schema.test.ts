@@ -156,7 +156,7 @@ describe('schemas/task.schema.json', () => {
       [{ prompt: 'p', harness: 'codex' }, '$.name: required'],
       [{ name: 't', harness: 'codex' }, '$.prompt: required'],
       [{ name: 't', prompt: 'p' }, '$.harness: required'],
-      [{ name: 't', prompt: 'p', harness: 'gemini' }, '$.harness: matches no option'],
+      [{ name: 't', prompt: 'p', harness: 'aider' }, '$.harness: matches no option'],
       [{ name: 't', prompt: 'p', harness: { harness: 'codex', modle: 'x' } }, '$.harness: matches no option'],
       [{ name: 't', prompt: 'p', harness: 'codex', fallback: ['codex'] }, '$.fallback: unknown field'],
       [{ name: 'bad name', prompt: 'p', harness: 'codex' }, '$.name: does not match ^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$'],

@@ -155,13 +155,13 @@ describe('loadTaskFile errors', () => {
 
   it('names an unknown harness and lists the known ones', () => {
     const path = taskFile('name: t\nprompt: p\nharness: gpt\n');
-    expect(failure(path).message).toBe(`${path}: harness: unknown harness "gpt" (known: claude-code, codex)`);
+    expect(failure(path).message).toBe(`${path}: harness: unknown harness "gpt" (known: claude-code, codex, gemini, opencode)`);
   });
 
   it('names an unknown harness in the long form, inside the fallbacks', () => {
-    const path = taskFile(`${MINIMAL}fallbacks: [codex, { harness: gemini, model: m }]\n`);
+    const path = taskFile(`${MINIMAL}fallbacks: [codex, { harness: aider, model: m }]\n`);
     expect(failure(path).message).toBe(
-      `${path}: fallbacks.1.harness: unknown harness "gemini" (known: claude-code, codex)`,
+      `${path}: fallbacks.1.harness: unknown harness "aider" (known: claude-code, codex, gemini, opencode)`,
     );
   });
 

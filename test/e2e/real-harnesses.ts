@@ -1,0 +1,37 @@
+/**
+ * Whether the end-to-end tests against the real harness CLIs can run here. They need the verified
+ * CLIs (`npx harmflow harnesses install` puts them in HarmFlow's harness cache and prints the
+ * directories): HARMFLOW_HARNESS_BIN_DIRS lists those directories. Without it the tests are skipped
+ * with one line saying how to enable them; with HARMFLOW_REQUIRE_HARNESSES=1 (CI) a missing CLI is
+ * a failure, never a skip.
+ */
+import { delimiter } from 'node:path';
+import type { HarnessName } from '../../src/core/outcome.js';
+import { VERIFIED } from '../../src/harnesses/verified.js';
+import { findExecutable } from '../../src/proc/which.js';
+
+export const HARNESS_BIN_DIRS = (process.env.HARMFLOW_HARNESS_BIN_DIRS ?? '').split(delimiter).filter(Boolean);
+const REQUIRED = process.env.HARMFLOW_REQUIRE_HARNESSES === '1';
+
+/** The PATH that holds the real CLIs first. */
+export const REAL_PATH = [...HARNESS_BIN_DIRS, process.env.PATH ?? '/usr/bin:/bin'].join(delimiter);
+
+let announced = false;
+
+/**
+ * True when every harness in `needed` is installed in the listed directories. Otherwise prints one
+ * line (once) and returns false — or throws when the CLIs are required.
+ */
+export function realHarnessesAvailable(needed: readonly HarnessName[]): boolean {
+  const missing = needed.filter(
+    (harness) => !findExecutable(VERIFIED[harness].binary, HARNESS_BIN_DIRS.join(delimiter)),
+  );
+  if (missing.length === 0) return true;
+  const how = 'run `npx harmflow harnesses install` and export the HARMFLOW_HARNESS_BIN_DIRS it prints';
+  if (REQUIRED) throw new Error(`HARMFLOW_REQUIRE_HARNESSES=1 but ${missing.join(', ')} not found: ${how}`);
+  if (!announced) {
+    announced = true;
+    process.stdout.write(`real-CLI tests skipped (${missing.join(', ')} not installed): ${how}\n`);
+  }
+  return false;
+}
