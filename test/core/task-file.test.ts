@@ -155,7 +155,9 @@ describe('loadTaskFile errors', () => {
 
   it('names an unknown harness and lists the known ones', () => {
     const path = taskFile('name: t\nprompt: p\nharness: gpt\n');
-    expect(failure(path).message).toBe(`${path}: harness: unknown harness "gpt" (known: claude-code, codex, gemini, opencode)`);
+    expect(failure(path).message).toBe(
+      `${path}: harness: unknown harness "gpt" (known: claude-code, codex, gemini, opencode)`,
+    );
   });
 
   it('names an unknown harness in the long form, inside the fallbacks', () => {
