@@ -5,6 +5,7 @@ import { registerHarnesses } from './harnesses.js';
 import { registerRecords } from './records.js';
 import { registerRun } from './run.js';
 import { registerSchema } from './schema.js';
+import { registerServe } from './serve.js';
 import { registerSimApi } from './sim-api.js';
 
 export function buildProgram(): Command {
@@ -20,6 +21,7 @@ export function buildProgram(): Command {
   registerHarnesses(program);
   registerSchema(program);
   registerSimApi(program);
+  registerServe(program);
   for (const command of program.commands) command.exitOverride();
   return program;
 }
