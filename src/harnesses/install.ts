@@ -14,7 +14,8 @@ import { HarmflowError } from '../core/errors.js';
 import type { HarnessName } from '../core/outcome.js';
 import { runCommand } from '../proc/run.js';
 import { findExecutable } from '../proc/which.js';
-import { VERIFIED } from './verified.js';
+import { getAdapter } from './registry.js';
+import { VERIFIED_VERSION } from './verified.js';
 
 /** npm took ~20 s per CLI here; 10 minutes allows a slow registry without hanging forever. */
 const INSTALL_TIMEOUT_MS = 10 * 60_000;
@@ -37,7 +38,8 @@ export function harnessCacheDir(env: NodeJS.ProcessEnv = process.env): string {
 
 /** The folder holding the verified CLI's executable once installed in `cache`. */
 export function cachedBinDir(harness: HarnessName, cache: string = harnessCacheDir()): string {
-  const { npmPackage, version } = VERIFIED[harness];
+  const { npmPackage } = getAdapter(harness);
+  const version = VERIFIED_VERSION[harness];
   return join(cache, `${npmPackage.replace('/', '+')}@${version}`, 'node_modules', '.bin');
 }
 
@@ -50,7 +52,8 @@ export interface InstallResult {
 
 /** Installs the verified version of `harness` into `cache` unless it is there already. */
 export async function installHarness(harness: HarnessName, cache: string = harnessCacheDir()): Promise<InstallResult> {
-  const { npmPackage, version, binary } = VERIFIED[harness];
+  const { npmPackage, binary } = getAdapter(harness);
+  const version = VERIFIED_VERSION[harness];
   const binDir = cachedBinDir(harness, cache);
   if (existsSync(join(binDir, binary))) return { harness, binDir, installed: false };
   const target = join(binDir, '..', '..');
@@ -88,7 +91,8 @@ export interface FoundHarness {
 
 /** Finds `harness`'s CLI on `searchPath` and asks it its version (in a throwaway HOME). */
 export async function findHarness(harness: HarnessName, searchPath: string): Promise<FoundHarness> {
-  const { binary, version: verifiedVersion } = VERIFIED[harness];
+  const { binary } = getAdapter(harness);
+  const verifiedVersion = VERIFIED_VERSION[harness];
   const path = findExecutable(binary, searchPath);
   if (path === undefined) return { harness, binary, verifiedVersion, verified: false };
   const home = mkdtempSync(join(tmpdir(), 'harmflow-version-'));

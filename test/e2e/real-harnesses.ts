@@ -7,7 +7,7 @@
  */
 import { delimiter } from 'node:path';
 import type { HarnessName } from '../../src/core/outcome.js';
-import { VERIFIED } from '../../src/harnesses/verified.js';
+import { getAdapter } from '../../src/harnesses/registry.js';
 import { findExecutable } from '../../src/proc/which.js';
 
 export const HARNESS_BIN_DIRS = (process.env.HARMFLOW_HARNESS_BIN_DIRS ?? '').split(delimiter).filter(Boolean);
@@ -24,7 +24,7 @@ let announced = false;
  */
 export function realHarnessesAvailable(needed: readonly HarnessName[]): boolean {
   const missing = needed.filter(
-    (harness) => !findExecutable(VERIFIED[harness].binary, HARNESS_BIN_DIRS.join(delimiter)),
+    (harness) => !findExecutable(getAdapter(harness).binary, HARNESS_BIN_DIRS.join(delimiter)),
   );
   if (missing.length === 0) return true;
   const how = 'run `npx harmflow harnesses install` and export the HARMFLOW_HARNESS_BIN_DIRS it prints';

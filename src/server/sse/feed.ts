@@ -25,7 +25,11 @@ export class Feeds {
     if (feed === undefined) {
       const created = { listeners: new Set<(item: FeedItem) => void>(), stop: new AbortController() };
       this.#feeds.set(path, created);
-      void pump(path, created.listeners, created.stop.signal);
+      // A follower that fails (an unreadable log) must not take the daemon down: the feed is dropped,
+      // so the next client starts a fresh one.
+      pump(path, created.listeners, created.stop.signal).catch(() => {
+        if (this.#feeds.get(path) === created) this.#feeds.delete(path);
+      });
       feed = created;
     }
     const { listeners, stop } = feed;
