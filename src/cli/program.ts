@@ -1,12 +1,17 @@
 /** Builds the `harmflow` command line: one register function per command group. */
 import { Command } from 'commander';
+import { registerAdmission } from './admission.js';
+import { registerCancel } from './cancel.js';
 import { registerDemo } from './demo.js';
 import { registerHarnesses } from './harnesses.js';
 import { registerRecords } from './records.js';
 import { registerRun } from './run.js';
 import { registerSchema } from './schema.js';
+import { registerSend } from './send.js';
 import { registerServe } from './serve.js';
 import { registerSimApi } from './sim-api.js';
+import { registerStop } from './stop.js';
+import { registerSubmit } from './submit.js';
 
 export function buildProgram(): Command {
   const program = new Command('harmflow')
@@ -22,6 +27,11 @@ export function buildProgram(): Command {
   registerSchema(program);
   registerSimApi(program);
   registerServe(program);
+  registerSubmit(program);
+  registerSend(program);
+  registerCancel(program);
+  registerAdmission(program);
+  registerStop(program);
   for (const command of program.commands) command.exitOverride();
   return program;
 }

@@ -13,6 +13,8 @@ export const EXIT = {
   repository: 4,
   harnessMissing: 5,
   notFound: 6,
+  conflict: 7,
+  unavailable: 8,
   executionFailed: 10,
   executionTimedOut: 11,
   executionCanceled: 12,
@@ -60,6 +62,23 @@ export class HarnessNotInstalledError extends HarmflowError {
 export class NotFoundError extends HarmflowError {
   constructor(message: string, options?: { cause?: unknown }) {
     super(message, EXIT.notFound, options);
+  }
+}
+
+/** A request that does not fit the record's state now: e.g. a message to an execution that has ended. */
+export class ConflictError extends HarmflowError {
+  constructor(message: string, options?: { cause?: unknown }) {
+    super(message, EXIT.conflict, options);
+  }
+}
+
+/**
+ * The session service cannot take the request now: no service is listening, it is stopping, or
+ * admission is held (the message says why). Worth retrying later.
+ */
+export class ServiceUnavailableError extends HarmflowError {
+  constructor(message: string, options?: { cause?: unknown }) {
+    super(message, EXIT.unavailable, options);
   }
 }
 

@@ -12,6 +12,8 @@ export interface HomePaths {
   eventsFile(execution: string): string;
   contextFile(execution: string): string;
   attemptDir(execution: string, attempt: number): string;
+  queueFile(execution: string): string;
+  ownerFile(execution: string): string;
   endedMarker(execution: string): string;
   worktree(execution: string): string;
 }
@@ -27,6 +29,8 @@ export function harmflowHome(explicit?: string, env: NodeJS.ProcessEnv = process
     eventsFile: (execution) => join(runDir(execution), 'events.jsonl'),
     contextFile: (execution) => join(runDir(execution), 'context.json'),
     attemptDir: (execution, attempt) => join(runDir(execution), 'attempts', String(attempt)),
+    queueFile: (execution) => join(runDir(execution), 'queue.json'),
+    ownerFile: (execution) => join(runDir(execution), 'owner'),
     endedMarker: (execution) => join(runDir(execution), 'ended'),
     worktree: (execution) => join(root, 'worktrees', execution),
   };

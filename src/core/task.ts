@@ -59,6 +59,9 @@ export const TaskFile = z.strictObject({
     .optional()
     .describe('how many switches an execution may make (default: number of fallbacks)'),
   timeout: duration.default('30m').describe('one deadline for the whole execution, across every attempt'),
+  interruptBudget: duration
+    .optional()
+    .describe('how long an interrupted harness (cancel, switch, deadline) may take to exit before it is killed'),
   failoverOn: z
     .array(switchable)
     .default([])
@@ -85,6 +88,7 @@ export interface Task {
   readonly chain: readonly HarnessSpec[];
   readonly maxSwitches: number;
   readonly timeoutMs: number;
+  readonly interruptBudgetMs?: number;
   readonly switchOn: ReadonlySet<Outcome>;
 }
 
@@ -109,6 +113,66 @@ export function resolveTask(file: TaskFile, resolvePath: (path: string) => strin
     chain,
     maxSwitches: file.maxSwitches ?? file.fallbacks.length,
     timeoutMs: parseDuration(file.timeout) ?? 0,
+    ...(file.interruptBudget !== undefined && { interruptBudgetMs: parseDuration(file.interruptBudget) ?? 0 }),
     switchOn: new Set<Outcome>(['quota_exhausted', ...file.failoverOn]),
+  };
+}
+
+/**
+ * A resolved task as the store keeps it (`TaskRecord.definition`: the Task with `switchOn` as an
+ * array). Parsing it back gives the Task an execution was created with, for the service to carry the
+ * execution on after a restart.
+ */
+export const StoredTask = z.object({
+  name: z.string(),
+  repo: z.string(),
+  baseRef: z.string(),
+  prompt: z.string(),
+  chain: z
+    .array(
+      z.object({
+        harness: HarnessName,
+        model: z.string().optional(),
+        args: z.array(z.string()),
+        env: z.record(z.string(), z.string()),
+        passEnv: z.array(z.string()),
+        simulate: z.string().optional(),
+      }),
+    )
+    .min(1),
+  maxSwitches: z.int().min(0),
+  timeoutMs: z.number().min(0),
+  interruptBudgetMs: z.number().min(0).optional(),
+  switchOn: z.array(Outcome),
+});
+
+/** The store's JSON form of a task. */
+export function storedTask(task: Task): Record<string, unknown> {
+  return { ...task, switchOn: [...task.switchOn] };
+}
+
+/** Parses a stored definition back into a Task; throws a ZodError when it does not match. */
+export function taskFromStore(definition: unknown): Task {
+  const stored = StoredTask.parse(definition);
+  const chain = stored.chain.map(
+    (link): HarnessSpec => ({
+      harness: link.harness,
+      ...(link.model !== undefined && { model: link.model }),
+      args: link.args,
+      env: link.env,
+      passEnv: link.passEnv,
+      ...(link.simulate !== undefined && { simulate: link.simulate }),
+    }),
+  );
+  return {
+    name: stored.name,
+    repo: stored.repo,
+    baseRef: stored.baseRef,
+    prompt: stored.prompt,
+    chain,
+    maxSwitches: stored.maxSwitches,
+    timeoutMs: stored.timeoutMs,
+    ...(stored.interruptBudgetMs !== undefined && { interruptBudgetMs: stored.interruptBudgetMs }),
+    switchOn: new Set(stored.switchOn),
   };
 }

@@ -78,6 +78,28 @@ export const EventPayloads = {
     /** The prompt the harness was given (for a later attempt: the task prompt plus the handoff). */
     prompt: z.string(),
   }),
+  'execution.resumed': z.object({
+    /** `restart`: an earlier process of the service stopped while the execution was open. */
+    reason: z.enum(['restart']),
+    /** The attempt an earlier process left open (it is closed `crashed`), if any. */
+    openAttempt: z.int().optional(),
+  }),
+  /** A user's message was queued (durably) as a turn; `queued` counts the turns waiting, it included. */
+  'message.queued': z.object({ turn: z.string(), text: z.string(), queued: z.int() }),
+  /**
+   * A turn was delivered to the attempt's harness: `first` the first time, `handoff` again to the next
+   * attempt after a switch (the earlier harness stopped before it was done), `redelivered` again after
+   * HarmFlow restarted while it ran.
+   */
+  'turn.started': z.object({
+    turn: z.string(),
+    text: z.string(),
+    delivery: z.enum(['first', 'handoff', 'redelivered']),
+    resumedSession: z.string().optional(),
+  }),
+  'turn.redelivered': z.object({ turn: z.string(), reason: z.string() }),
+  'turn.ended': z.object({ turn: z.string(), outcome: Outcome, durationMs: z.number() }),
+  'cancel.requested': z.object({ budgetMs: z.int() }),
   'session.started': z.object({ sessionId: z.string(), model: z.string().optional() }),
   message: z.object({ text: z.string() }),
   'tool.call': z.object({

@@ -11,8 +11,24 @@ export const CONTEXT_LINE_PREFIX = 'HarmFlow context file: ';
 
 const MESSAGE_LIMIT = 600;
 
-/** The prompt for the next attempt of `context`'s execution. */
-export function buildHandoffPrompt(taskPrompt: string, context: ExecutionContext, contextPath: string): string {
+/** A follow-up message the user sent and an earlier turn completed. */
+export interface HandledMessage {
+  readonly turn: string;
+  readonly text: string;
+}
+
+/**
+ * The prompt for the next attempt of `context`'s execution. `handled` lists the follow-up messages
+ * earlier turns completed (the next harness never saw them); `now` is the message to act on in this
+ * turn when it is not the task itself (a follow-up an earlier attempt had not finished, or the next
+ * one queued).
+ */
+export function buildHandoffPrompt(
+  taskPrompt: string,
+  context: ExecutionContext,
+  contextPath: string,
+  messages: { readonly handled?: readonly HandledMessage[]; readonly now?: string } = {},
+): string {
   const lines = [
     taskPrompt.trimEnd(),
     '',
@@ -21,6 +37,11 @@ export function buildHandoffPrompt(taskPrompt: string, context: ExecutionContext
     '',
   ];
   for (const attempt of context.attempts) lines.push(...summarizeAttempt(attempt), '');
+  if (messages.handled?.length) {
+    lines.push('Follow-up messages the user sent, already handled by those attempts:');
+    for (const message of messages.handled) lines.push(`  - ${message.turn}: ${clip(message.text)}`);
+    lines.push('');
+  }
   lines.push(
     `${CONTEXT_LINE_PREFIX}${contextPath}`,
     '(JSON: for each earlier attempt, its work items with files changed, commits, push, pull request and test results.)',
@@ -31,6 +52,7 @@ export function buildHandoffPrompt(taskPrompt: string, context: ExecutionContext
     `- an existing pull request for the branch: \`gh pr list --head ${context.branch}\`.`,
     'Never commit, push or open a pull request a second time for work that is already there.',
   );
+  if (messages.now !== undefined) lines.push('', '---', "The user's message to act on now:", messages.now);
   return lines.join('\n');
 }
 

@@ -1,6 +1,6 @@
 /**
- * Runs one attempt: starts the harness (or the simulator playing it) in the worktree with a private
- * home, turns its stdout into records as lines arrive, holds it to the execution's deadline and to
+ * Runs one turn of an attempt: starts the harness (or the simulator playing it) in the worktree with
+ * a private home (resuming the attempt's harness session for a follow-up turn), turns its stdout into records as lines arrive, holds it to the execution's deadline and to
  * cancellation, and classifies how it ended. The process is started through src/proc, which owns
  * its process group; when this returns, no process of the attempt is left.
  */
@@ -11,7 +11,7 @@ import { isSimulatedHarness, SIMULATED_HARNESSES } from '../core/outcome.js';
 import type { HarnessSpec } from '../core/task.js';
 import type { HarnessEvent } from '../events/schema.js';
 import type { Classification, HarnessAdapter } from '../harnesses/adapter.js';
-import { spawnProcess } from '../proc/spawn.js';
+import { type InterruptSignal, spawnProcess } from '../proc/spawn.js';
 import { simulatedCommand } from '../simulators/launch.js';
 import type { AttemptObserver } from './attempt-observer.js';
 import type { ExecutionControl } from './control.js';
@@ -33,7 +33,13 @@ export interface AttemptInput {
   readonly path: string;
   /** The host environment, read only for the names a task passes through. */
   readonly hostEnv: NodeJS.ProcessEnv;
+  /** Cancels the execution: the turn is interrupted with SIGINT and ends `canceled`. */
   readonly signal?: AbortSignal;
+  /**
+   * Stops the service (not the execution): the turn is interrupted with SIGINT and ends `canceled`
+   * with a message saying so; the execution stays open and is carried on at the next start.
+   */
+  readonly suspend?: AbortSignal;
   /** Steers the attempt from outside: a switch request ends it `switched`. */
   readonly control?: ExecutionControl;
   readonly recorder: Recorder;
@@ -49,6 +55,14 @@ export interface AttemptResult extends Classification {
   readonly endedAt: string;
   readonly durationMs: number;
 }
+
+const CANCELED: Classification = { outcome: 'canceled', message: 'canceled' };
+
+/** How a turn ends when the service stops under it: the message is what tells it from a cancel. */
+export const SUSPENDED: Classification = {
+  outcome: 'canceled',
+  message: 'HarmFlow stopped while this turn ran; the execution carries on when it starts again',
+};
 
 /** Runs the attempt to its end; never throws for anything the harness does. */
 export async function runAttempt(input: AttemptInput): Promise<AttemptResult> {
@@ -66,7 +80,8 @@ export async function runAttempt(input: AttemptInput): Promise<AttemptResult> {
   const timeLeft = input.deadline - started;
   if (timeLeft <= 0)
     return ended(started, { outcome: 'timed_out', message: 'the execution deadline had passed' }, null, null);
-  if (input.signal?.aborted) return ended(started, { outcome: 'canceled', message: 'canceled' }, null, null);
+  if (input.signal?.aborted) return ended(started, CANCELED, null, null);
+  if (input.suspend?.aborted) return ended(started, SUSPENDED, null, null);
 
   const events: HarnessEvent[] = [];
   const onStdout = (line: string) => {
@@ -80,9 +95,9 @@ export async function runAttempt(input: AttemptInput): Promise<AttemptResult> {
   const parser = input.adapter.createParser();
   const watchStderr = input.adapter.createStderrWatcher?.();
   let interrupted: Classification | undefined;
-  const interrupt = (classification: Classification) => {
+  const interrupt = (classification: Classification, signal: InterruptSignal = 'SIGTERM') => {
     interrupted ??= classification;
-    void child.stop(input.interruptBudgetMs);
+    void child.stop(input.interruptBudgetMs, signal);
   };
   const onStderr = (line: string) => {
     const early = watchStderr?.(line);
@@ -105,20 +120,27 @@ export async function runAttempt(input: AttemptInput): Promise<AttemptResult> {
     stderrFile: join(input.attemptDir, 'stderr.log'),
     onLine: (stream, line) => (stream === 'stdout' ? onStdout(line) : onStderr(line)),
   });
-  if (child.pid !== undefined) input.onSpawned?.(child.pid);
+  if (child.pid !== undefined) {
+    // The group id, for a later process to kill what this one left if it dies (restart recovery).
+    writeFileSync(join(input.attemptDir, 'pgid'), `${child.pid}\n`);
+    input.onSpawned?.(child.pid);
+  }
 
   const timer = setTimeout(
     () => interrupt({ outcome: 'timed_out', message: 'the execution deadline passed' }),
     timeLeft,
   );
-  const onAbort = () => interrupt({ outcome: 'canceled', message: 'canceled' });
+  const onAbort = () => interrupt(CANCELED, 'SIGINT');
+  const onSuspend = () => interrupt(SUSPENDED, 'SIGINT');
   input.signal?.addEventListener('abort', onAbort, { once: true });
+  input.suspend?.addEventListener('abort', onSuspend, { once: true });
   const unwatch = input.control?.watchSwitch(() =>
     interrupt({ outcome: 'switched', message: 'a switch to the next harness was requested' }),
   );
   const exit = await child.exited;
   clearTimeout(timer);
   input.signal?.removeEventListener('abort', onAbort);
+  input.suspend?.removeEventListener('abort', onSuspend);
   unwatch?.();
   if (interrupted?.outcome === 'switched') input.control?.switchHandled();
 

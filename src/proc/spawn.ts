@@ -35,6 +35,9 @@ export interface ProcessSpec {
   readonly onLine?: (stream: StreamName, line: string) => void;
 }
 
+/** The signals an interrupt may send before the kill. */
+export type InterruptSignal = 'SIGINT' | 'SIGTERM';
+
 export interface RunningProcess {
   /** The leader's pid, also its process group id; undefined when the process never started. */
   readonly pid: number | undefined;
@@ -45,10 +48,11 @@ export interface RunningProcess {
    */
   readonly exited: Promise<ProcessExit>;
   /**
-   * Interrupts: SIGTERM to the whole group, then SIGKILL to the group if it has not finished within
-   * `budgetMs`. Resolves with `exited`. Idempotent: later calls return the first call's promise.
+   * Interrupts: `signal` (default SIGTERM; SIGINT is Ctrl-C, what a cancel sends) to the whole group,
+   * then SIGKILL to the group if it has not finished within `budgetMs`. Resolves with `exited`.
+   * Idempotent: later calls return the first call's promise.
    */
-  stop(budgetMs: number): Promise<ProcessExit>;
+  stop(budgetMs: number, signal?: InterruptSignal): Promise<ProcessExit>;
   /** Sends SIGKILL to the whole group now; a no-op once `exited` has resolved. */
   kill(): void;
   /** Returns the last 8 KiB of stderr as text (so far, or in full once `exited` resolved). */
@@ -99,9 +103,9 @@ export function spawnProcess(spec: ProcessSpec): RunningProcess {
   return {
     pid: child.pid,
     exited,
-    stop(budgetMs) {
+    stop(budgetMs, signal = 'SIGTERM') {
       stopping ??= (async () => {
-        child.signal('SIGTERM');
+        child.signal(signal);
         const timer = setTimeout(() => child.signal('SIGKILL'), budgetMs);
         try {
           return await exited;

@@ -5,8 +5,11 @@
  */
 import { Hono } from 'hono';
 import type { HomePaths } from '../core/home.js';
+import type { Admission } from '../service/admission.js';
+import type { Registry } from '../service/registry.js';
 import type { Store } from '../store/store.js';
 import { handleError, handleNotFound } from './errors.js';
+import { admissionRoutes } from './routes/admission.js';
 import { executionRoutes } from './routes/executions.js';
 import { harnessRoutes } from './routes/harnesses.js';
 import { limitBody, requireExecutionId, requireLocalHost, requireLocalOrigin, requireToken } from './security.js';
@@ -14,6 +17,10 @@ import { limitBody, requireExecutionId, requireLocalHost, requireLocalOrigin, re
 export interface AppOptions {
   readonly home: HomePaths;
   readonly store: Store;
+  /** The service's executions and admission, and how to stop it (`POST /api/stop`). */
+  readonly registry: Registry;
+  readonly admission: Admission;
+  readonly stop: () => void;
   /** The bearer token every `/api` request must carry (see loadOrCreateToken). */
   readonly token: string;
   /** The port the service listens on: part of every accepted `Host` and `Origin`. */
@@ -30,7 +37,7 @@ export interface AppOptions {
   readonly mount?: (app: Hono) => void;
 }
 
-/** Builds the app: guards, then the read-only routes, then whatever `mount` adds. */
+/** Builds the app: guards, then the API routes, then whatever `mount` adds. */
 export function createApp(options: AppOptions): Hono {
   const { home, store, token, port, host } = options;
   const listen = { port, ...(host !== undefined && { host }) };
@@ -45,7 +52,8 @@ export function createApp(options: AppOptions): Hono {
   app.use('/api/executions/:id', requireExecutionId());
   app.use('/api/executions/:id/*', requireExecutionId());
 
-  app.route('/api/executions', executionRoutes({ home, store }));
+  app.route('/api/executions', executionRoutes({ home, store, registry: options.registry }));
+  app.route('/api', admissionRoutes({ admission: options.admission, stop: options.stop }));
   app.route('/api/harnesses', harnessRoutes(options.searchPath ?? process.env.PATH ?? ''));
   options.mount?.(app);
   return app;

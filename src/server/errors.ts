@@ -7,11 +7,13 @@ import type { Context } from 'hono';
 import { HTTPException } from 'hono/http-exception';
 import type { ContentfulStatusCode } from 'hono/utils/http-status';
 import {
+  ConflictError,
   describeError,
   HarmflowError,
   HarnessNotInstalledError,
   NotFoundError,
   RepositoryError,
+  ServiceUnavailableError,
   TaskFileError,
   UsageError,
 } from '../core/errors.js';
@@ -33,6 +35,7 @@ const STATUS_NAMES: Readonly<Partial<Record<number, string>>> = {
   403: 'Forbidden',
   404: 'NotFound',
   405: 'MethodNotAllowed',
+  409: 'Conflict',
   413: 'PayloadTooLarge',
   503: 'Unavailable',
 };
@@ -45,6 +48,8 @@ const HARMFLOW_STATUSES: ReadonlyArray<readonly [new (...args: never[]) => Harmf
   [RepositoryError, 400],
   // The request is fine but this server cannot run it until the CLI is installed.
   [HarnessNotInstalledError, 409],
+  [ConflictError, 409],
+  [ServiceUnavailableError, 503],
 ];
 
 /** Returns the status a HarmflowError maps to. */

@@ -102,6 +102,7 @@ describe('schemas/task.schema.json', () => {
       'fallbacks',
       'maxSwitches',
       'timeout',
+      'interruptBudget',
       'failoverOn',
     ]);
     expect(schema.properties?.repo?.default).toBe('.');

@@ -150,6 +150,9 @@ describe('mount', () => {
     const app = createApp({
       home: fixture.home,
       store: fixture.store,
+      registry: fixture.registry,
+      admission: fixture.admission,
+      stop: () => {},
       token: TOKEN,
       port: PORT,
       mount: (root) => {

@@ -9,8 +9,11 @@ import type { Hono } from 'hono';
 import { type HomePaths, harmflowHome } from '../../src/core/home.js';
 import type { ExecutionState } from '../../src/core/outcome.js';
 import { createApp } from '../../src/server/app.js';
+import { Admission } from '../../src/service/admission.js';
+import { Registry } from '../../src/service/registry.js';
 import { openSqliteStore } from '../../src/store/sqlite/sqlite-store.js';
 import type { ExecutionRecord, Store } from '../../src/store/store.js';
+import { FakeHost } from '../service/fake-host.js';
 
 export const TOKEN = 'test-token-0123456789abcdef';
 export const PORT = 7878;
@@ -26,6 +29,11 @@ export interface Fixture {
   readonly dir: string;
   readonly home: HomePaths;
   readonly store: Store;
+  readonly host: FakeHost;
+  readonly admission: Admission;
+  readonly registry: Registry;
+  /** When `POST /api/stop` asked the service to stop, one entry per call. */
+  readonly stops: readonly number[];
   readonly app: Hono;
   close(): Promise<void>;
 }
@@ -86,13 +94,32 @@ export async function openFixture(): Promise<Fixture> {
   writeFileSync(join(bin, 'claude'), '#!/bin/sh\necho "2.1.332 (Claude Code)"\n');
   chmodSync(join(bin, 'claude'), 0o755);
 
-  const app = createApp({ home, store, token: TOKEN, port: PORT, searchPath: bin });
+  const host = new FakeHost();
+  const admission = new Admission({ host, path: home.root });
+  const registry = new Registry({ home, store, admission, engine: { hostEnv: { PATH: bin } } });
+  const stops: number[] = [];
+  const app = createApp({
+    home,
+    store,
+    registry,
+    admission,
+    stop: () => stops.push(Date.now()),
+    token: TOKEN,
+    port: PORT,
+    searchPath: bin,
+  });
   return {
     dir,
     home,
     store,
+    host,
+    admission,
+    registry,
+    stops,
     app,
     close: async () => {
+      await registry.stop();
+      admission.close();
       await store.close();
       rmSync(dir, { recursive: true, force: true });
     },

@@ -90,12 +90,12 @@ describe('body limit', () => {
     await expectError(streamed, 413, 'PayloadTooLarge');
   });
 
-  it('lets a body at the limit through (to the 404 of a route that does not exist yet)', async () => {
+  it('lets a body at the limit through to the route (which finds it is not JSON: 400)', async () => {
     const response = await request(fixture.app, '/api/executions', {
       method: 'POST',
       body: 'x'.repeat(MAX_BODY_BYTES),
     });
-    await expectError(response, 404, 'NotFound');
+    await expectError(response, 400, 'UsageError');
   });
 });
 
@@ -105,6 +105,14 @@ describe('execution ids', () => {
     for (const id of ['..%2F..%2Fetc', '..%2F..%2Fetc%2Fpasswd', 'ABC', long, RUNNING_ID.toUpperCase(), '%00']) {
       for (const suffix of ['', '/context', '/events']) {
         const response = await request(fixture.app, `/api/executions/${id}${suffix}`);
+        await expectError(response, 400, 'UsageError');
+      }
+      for (const suffix of ['/messages', '/cancel']) {
+        const response = await request(fixture.app, `/api/executions/${id}${suffix}`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json' },
+          body: JSON.stringify({ text: 'hi' }),
+        });
         await expectError(response, 400, 'UsageError');
       }
     }

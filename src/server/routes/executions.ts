@@ -1,14 +1,20 @@
 /**
- * Read-only execution routes, mounted at `/api/executions`: the list, one execution with its
- * attempts, and its context.json. Ids reach these handlers already checked by `requireExecutionId`.
+ * Execution routes, mounted at `/api/executions`: submit a task, the list, one execution with its
+ * attempts, its context.json, follow-up messages and cancel. Ids reach these handlers already checked
+ * by `requireExecutionId`; bodies are parsed with zod here. Writes go through the Registry, reads
+ * straight to the store.
  */
 import { readFile } from 'node:fs/promises';
-import { Hono } from 'hono';
+import { isAbsolute } from 'node:path';
+import { type Context, Hono } from 'hono';
 import { z } from 'zod';
-import { NotFoundError, UsageError } from '../../core/errors.js';
+import { NotFoundError, TaskFileError, UsageError } from '../../core/errors.js';
 import type { HomePaths } from '../../core/home.js';
 import { type ExecutionState, FINAL_STATES, STATES } from '../../core/outcome.js';
+import { resolveTask, type Task, TaskFile } from '../../core/task.js';
+import { describeIssue } from '../../core/task-file.js';
 import { ExecutionContext } from '../../execution/context-schema.js';
+import type { Registry } from '../../service/registry.js';
 import type { ExecutionRecord, Store } from '../../store/store.js';
 
 const ENDED: readonly ExecutionState[] = STATES.filter((state) => FINAL_STATES.has(state));
@@ -16,14 +22,45 @@ const LIVE: readonly ExecutionState[] = STATES.filter((state) => !FINAL_STATES.h
 
 const ListQuery = z.object({ state: z.enum(['live', 'ended']).optional() });
 
+/** `POST /`: a task file's content as JSON, its paths absolute (the CLI resolves them). */
+const SubmitBody = z.strictObject({ task: z.unknown() });
+
+/**
+ * 60 000 characters: a follow-up message is text a person wrote or pasted; the body limit (64 KiB)
+ * bounds it anyway, this says so in characters with a clear message.
+ */
+export const MAX_MESSAGE_CHARS = 60_000;
+const MessageBody = z.strictObject({ text: z.string().trim().min(1).max(MAX_MESSAGE_CHARS) });
+
 export interface ExecutionRoutesOptions {
   readonly home: HomePaths;
   readonly store: Store;
+  readonly registry: Registry;
 }
 
-/** Returns the sub-app serving `GET /`, `GET /:id` and `GET /:id/context`. */
-export function executionRoutes({ home, store }: ExecutionRoutesOptions): Hono {
+/** Returns the sub-app serving `POST /`, `GET /`, `GET /:id`, `GET /:id/context`, `POST /:id/messages`, `POST /:id/cancel`. */
+export function executionRoutes({ home, store, registry }: ExecutionRoutesOptions): Hono {
   const routes = new Hono();
+
+  routes.post('/', async (c) => {
+    const body = SubmitBody.safeParse(await jsonBody(c));
+    if (!body.success) throw new UsageError(`bad body: ${describeIssue(body.error)}`);
+    const execution = await registry.submit(taskOf(body.data.task));
+    return c.json({ execution }, 201);
+  });
+
+  routes.post('/:id/messages', async (c) => {
+    const body = MessageBody.safeParse(await jsonBody(c));
+    if (!body.success) throw new UsageError(`bad body: ${describeIssue(body.error)}`);
+    const execution = c.req.param('id');
+    const { turn, queued } = await registry.send(execution, body.data.text);
+    return c.json({ turn: { id: turn, execution, queued } }, 202);
+  });
+
+  routes.post('/:id/cancel', async (c) => {
+    const execution = await registry.cancel(c.req.param('id'));
+    return c.json({ execution }, 202);
+  });
 
   routes.get('/', async (c) => {
     const query = ListQuery.safeParse(c.req.query());
@@ -64,4 +101,27 @@ async function getExecution(store: Store, id: string): Promise<ExecutionRecord> 
   const execution = await store.getExecution(id);
   if (execution === undefined) throw new NotFoundError(`no execution ${id}`);
   return execution;
+}
+
+/** The request's JSON body; a body that is not JSON is a UsageError. */
+export async function jsonBody(c: Context): Promise<unknown> {
+  try {
+    return await c.req.json();
+  } catch {
+    throw new UsageError('the body is not JSON (send Content-Type: application/json and a JSON object)');
+  }
+}
+
+/** Validates a submitted task file; relative paths are refused, there is no folder to resolve them in. */
+function taskOf(raw: unknown): Task {
+  const file = TaskFile.safeParse(raw);
+  if (!file.success) throw new TaskFileError(`invalid task: ${describeIssue(file.error)}`);
+  return resolveTask(file.data, (path) => {
+    if (!isAbsolute(path)) {
+      throw new TaskFileError(
+        `invalid task: ${JSON.stringify(path)} must be an absolute path (the service has no task-file folder to resolve it in)`,
+      );
+    }
+    return path;
+  });
 }

@@ -1,0 +1,80 @@
+/**
+ * The shapes of the service's answers that the CLI client reads (docs/api.md), as zod schemas: the
+ * client parses every body with them before a verb sees it. Objects accept extra keys, so a newer
+ * service that adds a field still talks to this CLI; a missing or mistyped field is an error.
+ */
+import { z } from 'zod';
+import { ExecutionState, Outcome } from '../core/outcome.js';
+import type { AttemptRecord, ExecutionRecord } from '../store/store.js';
+
+/** An ExecutionRecord as JSON: a field never set is absent. */
+export const Execution = z.object({
+  id: z.string(),
+  taskId: z.string(),
+  taskName: z.string(),
+  repo: z.string(),
+  baseRef: z.string(),
+  baseSha: z.string(),
+  branch: z.string(),
+  worktree: z.string(),
+  runDir: z.string(),
+  state: ExecutionState,
+  createdAt: z.string(),
+  startedAt: z.string().exactOptional(),
+  endedAt: z.string().exactOptional(),
+  deadline: z.string(),
+  attemptCount: z.int(),
+  currentHarness: z.string().exactOptional(),
+  message: z.string().exactOptional(),
+}) satisfies z.ZodType<ExecutionRecord>;
+
+/** An AttemptRecord as JSON. */
+export const Attempt = z.object({
+  execution: z.string(),
+  number: z.int(),
+  harness: z.string(),
+  model: z.string().exactOptional(),
+  simulated: z.boolean(),
+  sessionId: z.string().exactOptional(),
+  startedAt: z.string(),
+  endedAt: z.string().exactOptional(),
+  outcome: Outcome.exactOptional(),
+  exitCode: z.int().nullable().exactOptional(),
+  signal: z.string().nullable().exactOptional(),
+  message: z.string().exactOptional(),
+  resetsAt: z.string().exactOptional(),
+  inputTokens: z.int().exactOptional(),
+  outputTokens: z.int().exactOptional(),
+  costUsd: z.number().exactOptional(),
+}) satisfies z.ZodType<AttemptRecord>;
+
+/** `POST /api/executions` (201) and `POST /api/executions/:id/cancel` (202). */
+export const ExecutionBody = z.object({ execution: Execution });
+
+/** `GET /api/executions/:id`. */
+export const ExecutionWithAttempts = z.object({ execution: Execution, attempts: z.array(Attempt) });
+export type ExecutionWithAttempts = z.infer<typeof ExecutionWithAttempts>;
+
+/** A queued follow-up message. `queued` counts the messages waiting, this one included. */
+export const Turn = z.object({ id: z.string().min(1), execution: z.string(), queued: z.int().min(1) });
+export type Turn = z.infer<typeof Turn>;
+
+/** What admission control says: the concurrency cap and why new executions are held, if they are. */
+export const AdmissionStatus = z.object({
+  cap: z.int().min(0),
+  /** What set the cap (e.g. the core count or a setting), as the service words it. */
+  capFrom: z.string(),
+  cores: z.int().min(0),
+  load1m: z.number(),
+  running: z.int().min(0),
+  queued: z.int().min(0),
+  held: z.boolean(),
+  reasons: z.array(z.string()),
+  /** Absent when the service could not measure it (then admission is held, and a reason says why). */
+  diskFreeBytes: z.number().min(0).exactOptional(),
+  diskFloorBytes: z.number().min(0),
+});
+export type AdmissionStatus = z.infer<typeof AdmissionStatus>;
+
+/** `POST /api/stop` (202). */
+export const Stopping = z.object({ stopping: z.literal(true) });

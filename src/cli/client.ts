@@ -1,0 +1,258 @@
+/**
+ * The CLI's client of a running `harmflow serve`: one method per route the service verbs use
+ * (submit, send, cancel, admission, stop). Where: `HARMFLOW_URL` (default http://127.0.0.1:7878).
+ * Who: the bearer token from `HARMFLOW_TOKEN`, else `<HARMFLOW_HOME>/token`; the client only reads
+ * it, never makes one (that is the service's first start).
+ *
+ * Every answer is parsed with zod. An API error `{"error":{"name","message"}}` comes back as the
+ * named error class its status and name stand for, so the CLI exits with the code it would have
+ * used locally (docs/cli.md). Stateless: each call is one request; nothing to close.
+ */
+import { readFileSync } from 'node:fs';
+import { z } from 'zod';
+import {
+  ConflictError,
+  EXIT,
+  HarmflowError,
+  HarnessNotInstalledError,
+  NotFoundError,
+  RepositoryError,
+  ServiceUnavailableError,
+  TaskFileError,
+  UsageError,
+} from '../core/errors.js';
+import { type HomePaths, harmflowHome } from '../core/home.js';
+import { isExecutionId } from '../core/ids.js';
+import type { TaskFile } from '../core/task.js';
+import { tokenFile } from '../server/token.js';
+import type { ExecutionRecord } from '../store/store.js';
+import { AdmissionStatus, ExecutionBody, ExecutionWithAttempts, Stopping, Turn } from './client-schemas.js';
+import { DEFAULT_PORT } from './serve.js';
+
+export type { AdmissionStatus, ExecutionWithAttempts, Turn } from './client-schemas.js';
+
+/** Where the CLI looks for the service unless `HARMFLOW_URL` says otherwise: `harmflow serve`'s default. */
+export const DEFAULT_URL = `http://127.0.0.1:${DEFAULT_PORT}`;
+
+/**
+ * 30 s per request. Every route answers without waiting on a harness (submit queues, cancel
+ * signals), so on loopback an answer takes milliseconds; the slowest is submit, where the service
+ * checks the repository with git before it answers. A service silent for 30 s is stuck, and a
+ * script is better told so than left hanging.
+ */
+export const REQUEST_TIMEOUT_MS = 30_000;
+
+/** The help of the verbs' `--home` option: for them, HARMFLOW_HOME is where the token is. */
+export const HOME_HELP = 'state directory holding the API token (default: $HARMFLOW_HOME or ~/.harmflow)';
+
+/** A token is one word: the service refuses anything else (src/server/token.ts). */
+const Token = z.string().regex(/^\S+$/);
+
+/** An http(s) URL, as `HARMFLOW_URL` must be. */
+const ServiceUrl = z.url({ protocol: /^https?$/ });
+
+/** The error body every API error has (docs/api.md, "Errors"). */
+const ErrorBody = z.object({ error: z.object({ name: z.string(), message: z.string() }) });
+
+export interface ApiToken {
+  readonly token: string;
+  /** Where it came from, for messages: `HARMFLOW_TOKEN` or the token file's path. */
+  readonly from: string;
+}
+
+export interface ClientOptions {
+  /** The service's base URL, e.g. `http://127.0.0.1:7878`. */
+  readonly url: string;
+  readonly token: ApiToken;
+  /** Per-request timeout. Default REQUEST_TIMEOUT_MS. */
+  readonly timeoutMs?: number;
+}
+
+/** The routes the service verbs call. Each rejects with a HarmflowError (see `errorFromResponse`). */
+export interface ServiceClient {
+  readonly url: string;
+  /** `POST /api/executions`: the task's `repo` and `simulate` paths must be absolute. */
+  submit(task: TaskFile): Promise<ExecutionRecord>;
+  /** `GET /api/executions/:id`. */
+  execution(id: string): Promise<ExecutionWithAttempts>;
+  /** `POST /api/executions/:id/messages`. */
+  send(id: string, text: string): Promise<Turn>;
+  /** `POST /api/executions/:id/cancel`: asks; the execution ends later. */
+  cancel(id: string): Promise<ExecutionRecord>;
+  /** `GET /api/admission`. */
+  admission(): Promise<AdmissionStatus>;
+  /** `POST /api/admission/hold`. */
+  hold(reason: string): Promise<AdmissionStatus>;
+  /** `POST /api/admission/release`. */
+  release(): Promise<AdmissionStatus>;
+  /** `POST /api/stop`: the service stops taking requests and exits. */
+  stop(): Promise<void>;
+}
+
+/** The service URL from `HARMFLOW_URL`, without a trailing slash; UsageError when it is not http(s). */
+export function serviceUrl(env: NodeJS.ProcessEnv = process.env): string {
+  const given = env.HARMFLOW_URL;
+  if (given === undefined || given === '') return DEFAULT_URL;
+  const parsed = ServiceUrl.safeParse(given);
+  if (!parsed.success) throw new UsageError(`HARMFLOW_URL is not an http(s) URL: ${given}`);
+  return parsed.data.replace(/\/+$/, '');
+}
+
+/**
+ * Reads the API token: `HARMFLOW_TOKEN` (when set and not empty) wins, else the token file in
+ * `home`. Never creates one: without either, ServiceUnavailableError saying where it is expected.
+ */
+export function readApiToken(home: HomePaths, env: NodeJS.ProcessEnv = process.env): ApiToken {
+  const fromEnv = env.HARMFLOW_TOKEN;
+  if (fromEnv !== undefined && fromEnv !== '') {
+    if (!Token.safeParse(fromEnv).success) throw new UsageError('HARMFLOW_TOKEN must be one word without whitespace');
+    return { token: fromEnv, from: 'HARMFLOW_TOKEN' };
+  }
+  const file = tokenFile(home);
+  let text: string;
+  try {
+    text = readFileSync(file, 'utf8');
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'ENOENT') {
+      throw new ServiceUnavailableError(`cannot read the API token file ${file}`, { cause: error });
+    }
+    throw new ServiceUnavailableError(
+      `no API token: set HARMFLOW_TOKEN, or start \`harmflow serve\` with this HARMFLOW_HOME to write ${file}`,
+    );
+  }
+  const parsed = Token.safeParse(text.trim());
+  if (!parsed.success) throw new ServiceUnavailableError(`the token file ${file} does not hold a token`);
+  return { token: parsed.data, from: file };
+}
+
+/** The client the service verbs use: URL and token from the environment, the token file under `home`. */
+export function connect(options: { readonly home?: string }, env: NodeJS.ProcessEnv = process.env): ServiceClient {
+  const url = serviceUrl(env);
+  return createClient({ url, token: readApiToken(harmflowHome(options.home, env), env) });
+}
+
+/** Throws UsageError unless `id` is a whole execution id (the API takes no prefixes). */
+export function requireExecutionId(id: string): string {
+  if (!isExecutionId(id)) {
+    throw new UsageError(`not an execution id: "${id.slice(0, 64)}" (give the whole 26-character id)`);
+  }
+  return id;
+}
+
+/** A client of the service at `options.url`. Every method rejects (never throws) with a HarmflowError. */
+export function createClient(options: ClientOptions): ServiceClient {
+  const { url, token } = options;
+  const timeoutMs = options.timeoutMs ?? REQUEST_TIMEOUT_MS;
+
+  async function call<T>(method: 'GET' | 'POST', path: string, schema: z.ZodType<T>, body?: unknown): Promise<T> {
+    const route = `${method} ${path}`;
+    let response: Response;
+    let text: string;
+    try {
+      response = await fetch(`${url}${path}`, {
+        method,
+        headers: {
+          authorization: `Bearer ${token.token}`,
+          ...(body !== undefined && { 'content-type': 'application/json' }),
+        },
+        ...(body !== undefined && { body: JSON.stringify(body) }),
+        signal: AbortSignal.timeout(timeoutMs),
+      });
+      text = await response.text();
+    } catch (error) {
+      throw unreachable(url, route, timeoutMs, error);
+    }
+    if (!response.ok) throw errorFromResponse(response.status, parseJson(text), { url, token });
+    const parsed = schema.safeParse(parseJson(text));
+    if (!parsed.success) {
+      throw new HarmflowError(
+        `the service at ${url} answered ${route} with an unexpected body (is it another HarmFlow version?): ${z.prettifyError(parsed.error).replace(/\s*\n\s*/g, ' ')}`,
+        EXIT.internal,
+      );
+    }
+    return parsed.data;
+  }
+
+  const executionPath = (id: string) => `/api/executions/${requireExecutionId(id)}`;
+
+  return {
+    url,
+    submit: async (task) => (await call('POST', '/api/executions', ExecutionBody, { task })).execution,
+    execution: async (id) => call('GET', executionPath(id), ExecutionWithAttempts),
+    send: async (id, text) =>
+      (await call('POST', `${executionPath(id)}/messages`, z.object({ turn: Turn }), { text })).turn,
+    cancel: async (id) => (await call('POST', `${executionPath(id)}/cancel`, ExecutionBody)).execution,
+    admission: () => call('GET', '/api/admission', AdmissionStatus),
+    hold: (reason) => call('POST', '/api/admission/hold', AdmissionStatus, { reason }),
+    release: () => call('POST', '/api/admission/release', AdmissionStatus),
+    stop: async () => {
+      await call('POST', '/api/stop', Stopping);
+    },
+  };
+}
+
+/** The JSON in `text`, or undefined when it is not JSON (then no schema matches it). */
+function parseJson(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return undefined;
+  }
+}
+
+/** The error for a request that got no answer: nothing listening, a lost connection, or the timeout. */
+function unreachable(url: string, route: string, timeoutMs: number, error: unknown): HarmflowError {
+  if (error instanceof DOMException && error.name === 'TimeoutError') {
+    return new ServiceUnavailableError(
+      `the HarmFlow service at ${url} did not answer ${route} within ${timeoutMs / 1000}s`,
+    );
+  }
+  const cause = error instanceof Error && error.cause !== undefined ? error.cause : error;
+  if ((cause as NodeJS.ErrnoException).code === 'ECONNREFUSED') {
+    return new ServiceUnavailableError(
+      `no HarmFlow service at ${url} (start one with \`harmflow serve\`, or set HARMFLOW_URL)`,
+    );
+  }
+  return new ServiceUnavailableError(`cannot reach the HarmFlow service at ${url}`, { cause });
+}
+
+/**
+ * The named error for an API error answer, by status (clients branch on the status; the name
+ * picks among the classes one status stands for). `body` is the parsed JSON, if any. An answer
+ * without the API's error body is not from a HarmFlow service: ServiceUnavailableError.
+ */
+export function errorFromResponse(
+  status: number,
+  body: unknown,
+  service: { readonly url: string; readonly token: ApiToken },
+): HarmflowError {
+  const parsed = ErrorBody.safeParse(body);
+  if (!parsed.success) {
+    return new ServiceUnavailableError(
+      `${service.url} answered HTTP ${status} without a HarmFlow error body: is HARMFLOW_URL a HarmFlow service?`,
+    );
+  }
+  const { name, message } = parsed.data.error;
+  switch (status) {
+    case 400:
+      if (name === 'TaskFileError') return new TaskFileError(message);
+      if (name === 'RepositoryError') return new RepositoryError(message);
+      return new UsageError(message);
+    case 401:
+      return new UsageError(
+        `the service at ${service.url} refused the API token from ${service.token.from}: ${message}`,
+      );
+    case 403:
+      return new UsageError(`the service at ${service.url} refused the request: ${message}`);
+    case 404:
+      return new NotFoundError(message);
+    case 409:
+      return name === 'HarnessNotInstalledError' ? new HarnessNotInstalledError(message) : new ConflictError(message);
+    case 413:
+      return new UsageError(message);
+    case 503:
+      return new ServiceUnavailableError(message);
+    default:
+      return new HarmflowError(`the service failed (HTTP ${status} ${name}): ${message}`, EXIT.internal);
+  }
+}

@@ -1,0 +1,36 @@
+/**
+ * `harmflow send ID TEXT...` — queues a follow-up message for a live execution on the running
+ * service. The words are joined with spaces; `-` alone reads the message from stdin. Returns once
+ * the service has queued it (the turn runs later, in order).
+ */
+import { text as readAll } from 'node:stream/consumers';
+import type { Command } from 'commander';
+import { UsageError } from '../core/errors.js';
+import { connect, HOME_HELP, requireExecutionId } from './client.js';
+
+/** The message: the words joined by spaces, or stdin for `-`. UsageError when it is blank. */
+export async function messageText(words: readonly string[], stdin: NodeJS.ReadableStream): Promise<string> {
+  const text = words.length === 1 && words[0] === '-' ? await readAll(stdin) : words.join(' ');
+  if (text.trim() === '') throw new UsageError('the message is empty');
+  return text;
+}
+
+export function registerSend(program: Command): void {
+  program
+    .command('send')
+    .description('queue a follow-up message for a live execution on the running service')
+    .argument('<id>', 'the whole execution id')
+    .argument('<text...>', 'the message (words are joined by spaces; - reads it from stdin)')
+    .option('--json', 'print the queued turn as JSON')
+    .option('--home <dir>', HOME_HELP)
+    .action(async (id: string, words: string[], options: { json?: boolean; home?: string }) => {
+      requireExecutionId(id);
+      const client = connect(options);
+      const turn = await client.send(id, await messageText(words, process.stdin));
+      if (options.json) return void process.stdout.write(`${JSON.stringify(turn, null, 2)}\n`);
+      const ahead = turn.queued - 1;
+      process.stdout.write(
+        `queued turn ${turn.id} for ${turn.execution}${ahead > 0 ? ` (${ahead} ahead of it)` : ''}\n`,
+      );
+    });
+}

@@ -1,0 +1,372 @@
+/**
+ * The failover loop: drives one execution from where it stands to its end. Each attempt is one
+ * harness session on one link of the chain; each turn (the task's prompt, then every follow-up
+ * message, from a TurnSource) is one prompt delivered to that session — a follow-up resumes the
+ * harness's own session (`--resume`, `exec resume`). When a turn ends with an outcome that switches
+ * (quota_exhausted, plus the task's `failoverOn`) and the chain, the switch budget and the deadline
+ * allow it, the same execution goes on with the next harness: same worktree and branch, one
+ * events.jsonl, one deadline, and a handoff (context.json + a summary in the prompt), and the turn
+ * that was not finished is delivered to the new attempt. A follow-up for an attempt whose harness
+ * reported no session to resume starts a new attempt on the same link, with the handoff.
+ *
+ * Cancel (`signal`) ends the execution `canceled`: a running turn is interrupted (SIGINT, then the
+ * interrupt budget, then a kill of its group); between turns it stops at once. Suspend (`suspend`,
+ * the service stopping) interrupts the same way but leaves the execution open: no `execution.ended`,
+ * the turn stays in flight, and the service carries it on at its next start.
+ *
+ * The caller owns the store, the turn source and the recorder's log; drive closes nothing.
+ */
+import { writeFileSync } from 'node:fs';
+import { compact } from '../core/compact.js';
+import type { HomePaths } from '../core/home.js';
+import { writeJsonAtomic } from '../core/json-file.js';
+import type { ExecutionState, Outcome } from '../core/outcome.js';
+import type { Task } from '../core/task.js';
+import { getAdapter } from '../harnesses/registry.js';
+import type { Store } from '../store/store.js';
+import { inspectWorkspace, type WorkspaceSnapshot } from '../workspace/inspect.js';
+import { AttemptObserver } from './attempt-observer.js';
+import type { AttemptContext, ExecutionContext } from './context-schema.js';
+import type { ExecutionControl } from './control.js';
+import { buildHandoffPrompt, type HandledMessage } from './handoff.js';
+import type { AttemptRef, Recorder } from './recorder.js';
+import { type AttemptResult, runAttempt } from './run-attempt.js';
+import { decideAfterAttempt } from './switch-policy.js';
+import { REDELIVERY_PREFIX, type Turn, type TurnSource } from './turns.js';
+
+/** Where an execution stands: empty for a new one, rebuilt from disk for one carried on (recover.ts). */
+export interface Progress {
+  /** Every ended attempt, as context.json has them. */
+  readonly attempts: AttemptContext[];
+  /** Follow-up messages (not `t1`) that turns completed, in order. */
+  readonly handled: HandledMessage[];
+  chainIndex: number;
+  switchesMade: number;
+  /** The number the next attempt gets. */
+  nextNumber: number;
+}
+
+/** A new execution's progress. */
+export function freshProgress(): Progress {
+  return { attempts: [], handled: [], chainIndex: 0, switchesMade: 0, nextNumber: 1 };
+}
+
+/** The execution being driven: what it is, and where it stands. */
+export interface DriveInput {
+  readonly id: string;
+  readonly task: Task;
+  readonly branch: string;
+  readonly baseSha: string;
+  readonly worktree: string;
+  /** Epoch ms when it first started, and of its one deadline. */
+  readonly started: number;
+  readonly deadline: number;
+  readonly turns: TurnSource;
+  readonly progress: Progress;
+  readonly recorder: Recorder;
+}
+
+export interface DriveOptions {
+  readonly home: HomePaths;
+  readonly store: Store;
+  readonly path: string;
+  readonly hostEnv: NodeJS.ProcessEnv;
+  readonly interruptBudgetMs: number;
+  readonly signal?: AbortSignal;
+  readonly suspend?: AbortSignal;
+  readonly control?: ExecutionControl;
+  readonly onAttemptExited?: (attempt: number) => void;
+  readonly onAttemptSpawned?: (attempt: number, pid: number) => void;
+}
+
+/** How the drive ended: a final state, or `suspended` (still open, to be carried on). */
+export type DriveEnd = { readonly state: ExecutionState } | { readonly state: 'suspended' };
+
+/** How an attempt's turns ended: the last turn's result, and whether more turns wait for a new attempt. */
+interface AttemptEnd {
+  readonly result: AttemptResult;
+  readonly outcome: Outcome;
+  readonly message: string | undefined;
+  /** True when the attempt ended only because its session cannot be resumed for the next turn. */
+  readonly moreTurns: boolean;
+}
+
+/** Runs attempts and turns until the execution ends or is suspended. */
+export async function drive(input: DriveInput, options: DriveOptions): Promise<DriveEnd> {
+  const { id, task, branch, baseSha, worktree, recorder, progress, turns } = input;
+  const { home, store } = options;
+  const contextFile = home.contextFile(id);
+  const context = (): ExecutionContext => ({
+    version: 1,
+    execution: id,
+    task: task.name,
+    branch,
+    baseRef: task.baseRef,
+    baseSha,
+    worktree,
+    writtenAt: new Date().toISOString(),
+    attempts: progress.attempts,
+  });
+
+  let end: DriveEnd = { state: 'failed' };
+  let endMessage = '';
+  let before = await inspect(worktree, baseSha, branch, recorder);
+  /** Turns this drive delivered: one seen again was not finished by an attempt that switched. */
+  const delivered = new Set<string>();
+  try {
+    for (;;) {
+      let turn = turns.next();
+      if (turn === undefined) {
+        end = { state: 'succeeded' };
+        endMessage = 'completed';
+        break;
+      }
+      const spec = task.chain[progress.chainIndex];
+      if (!spec) throw new Error(`chain index ${progress.chainIndex} out of range`);
+      const adapter = getAdapter(spec.harness);
+      const number = progress.nextNumber++;
+      const ref: AttemptRef = { number, harness: spec.harness };
+      const handoff = progress.attempts.length > 0;
+      if (handoff) {
+        writeJsonAtomic(contextFile, context());
+        recorder.executor('context.written', { path: contextFile, attempts: progress.attempts.length }, ref);
+      }
+      const firstPrompt = withRedelivery(
+        turn,
+        handoff
+          ? buildHandoffPrompt(task.prompt, context(), contextFile, {
+              handled: progress.handled,
+              ...(turn.id !== 't1' && { now: turn.text }),
+            })
+          : turn.text,
+      );
+      await store.insertAttempt({
+        execution: id,
+        number,
+        harness: spec.harness,
+        ...(spec.model !== undefined && { model: spec.model }),
+        simulated: spec.simulate !== undefined,
+        startedAt: new Date().toISOString(),
+      });
+      await store.updateExecution(id, { state: 'running', attemptCount: number, currentHarness: spec.harness });
+      recorder.executor(
+        'attempt.started',
+        {
+          ...(spec.model !== undefined && { model: spec.model }),
+          command: spec.simulate === undefined ? adapter.binary : `sim (playing ${spec.harness})`,
+          simulated: spec.simulate !== undefined,
+          handoff,
+          ...(handoff && { contextPath: contextFile }),
+          timeLeftMs: Math.max(0, input.deadline - Date.now()),
+          prompt: firstPrompt,
+        },
+        ref,
+      );
+
+      const observer = new AttemptObserver(task.name, worktree);
+      const attemptStarted = new Date().toISOString();
+      let attemptEnd: AttemptEnd | undefined;
+      for (let first = true; ; first = false) {
+        const delivery = turn.redelivered ? 'redelivered' : delivered.has(turn.id) ? 'handoff' : 'first';
+        delivered.add(turn.id);
+        const resumeSessionId = first ? undefined : observer.sessionId;
+        recorder.executor(
+          'turn.started',
+          { turn: turn.id, text: turn.text, delivery, ...compact({ resumedSession: resumeSessionId }) },
+          ref,
+        );
+        if (turn.redelivered) {
+          recorder.executor(
+            'turn.redelivered',
+            { turn: turn.id, reason: 'HarmFlow restarted while this turn ran' },
+            ref,
+          );
+        }
+        const result = await runAttempt({
+          ref,
+          adapter,
+          spec,
+          prompt: first ? firstPrompt : withRedelivery(turn, turn.text),
+          ...(resumeSessionId !== undefined && { resumeSessionId }),
+          worktree,
+          attemptDir: home.attemptDir(id, number),
+          deadline: input.deadline,
+          interruptBudgetMs: options.interruptBudgetMs,
+          path: options.path,
+          hostEnv: options.hostEnv,
+          recorder,
+          observer,
+          ...(options.signal && { signal: options.signal }),
+          ...(options.suspend && { suspend: options.suspend }),
+          ...(options.control && { control: options.control }),
+          ...(options.onAttemptSpawned && { onSpawned: (pid: number) => options.onAttemptSpawned?.(number, pid) }),
+        });
+        options.onAttemptExited?.(number);
+        recorder.executor('turn.ended', { turn: turn.id, outcome: result.outcome, durationMs: result.durationMs }, ref);
+        if (result.outcome !== 'completed') {
+          attemptEnd = { result, outcome: result.outcome, message: result.message, moreTurns: false };
+          break;
+        }
+        turns.done(turn);
+        if (turn.id !== 't1') progress.handled.push({ turn: turn.id, text: turn.text });
+        // Between turns a cancel or a stop takes effect at once: no next turn starts.
+        if (options.signal?.aborted || options.suspend?.aborted) {
+          attemptEnd = { result, outcome: 'canceled', message: stopMessage(options), moreTurns: false };
+          break;
+        }
+        const next = turns.next();
+        if (next === undefined) {
+          attemptEnd = { result, outcome: 'completed', message: result.message, moreTurns: false };
+          break;
+        }
+        turn = next;
+        if (observer.sessionId === undefined) {
+          recorder.executor(
+            'warning',
+            { message: `${spec.harness} reported no session to resume: turn ${turn.id} starts a new attempt` },
+            ref,
+          );
+          attemptEnd = { result, outcome: 'completed', message: result.message, moreTurns: true };
+          break;
+        }
+      }
+      const { result, outcome, message } = attemptEnd;
+
+      if (outcome === 'quota_exhausted') {
+        recorder.executor('quota.exhausted', compact({ message, resetsAt: result.resetsAt }), ref);
+      }
+      const after = await inspect(worktree, baseSha, branch, recorder, ref);
+      progress.attempts.push(
+        observer.summarize({
+          number,
+          harness: spec.harness,
+          ...(spec.model !== undefined && { model: spec.model }),
+          simulated: spec.simulate !== undefined,
+          outcome,
+          ...compact({ message, resetsAt: result.resetsAt }),
+          startedAt: attemptStarted,
+          endedAt: result.endedAt,
+          ...(before && { before }),
+          ...(after && { after }),
+        }),
+      );
+      before = after;
+      // Kept current after every attempt, so a restarted service knows every ended attempt.
+      writeJsonAtomic(contextFile, context());
+      recorder.executor(
+        'attempt.ended',
+        {
+          outcome,
+          exitCode: result.exitCode,
+          signal: result.signal,
+          ...compact({ message, sessionId: observer.sessionId, resetsAt: result.resetsAt }),
+          durationMs: Date.parse(result.endedAt) - Date.parse(attemptStarted),
+        },
+        ref,
+      );
+      await store.updateAttempt(id, number, {
+        endedAt: result.endedAt,
+        outcome,
+        exitCode: result.exitCode,
+        signal: result.signal,
+        ...compact({
+          message,
+          resetsAt: result.resetsAt,
+          sessionId: observer.sessionId,
+          model: observer.model,
+          ...observer.usage,
+        }),
+      });
+
+      if (options.suspend?.aborted && !options.signal?.aborted) {
+        end = { state: 'suspended' };
+        break;
+      }
+      if (attemptEnd.moreTurns) continue;
+      const decision = decideAfterAttempt({
+        outcome,
+        switchOn: task.switchOn,
+        chainIndex: progress.chainIndex,
+        chainLength: task.chain.length,
+        switchesMade: progress.switchesMade,
+        maxSwitches: task.maxSwitches,
+        timeLeftMs: input.deadline - Date.now(),
+      });
+      if (decision.kind === 'end') {
+        end = { state: decision.state };
+        endMessage = decision.state === 'succeeded' ? 'completed' : `attempt ${number} ${outcome}; ${decision.why}`;
+        break;
+      }
+      const next = task.chain[decision.nextIndex];
+      progress.switchesMade += 1;
+      recorder.executor(
+        'failover',
+        {
+          from: spec.harness,
+          to: next?.harness ?? '?',
+          reason: outcome,
+          switchNumber: progress.switchesMade,
+          maxSwitches: task.maxSwitches,
+        },
+        ref,
+      );
+      progress.chainIndex = decision.nextIndex;
+    }
+  } finally {
+    if (end.state !== 'suspended') {
+      const { state } = end;
+      writeJsonAtomic(contextFile, context());
+      recorder.executor('execution.ended', {
+        state,
+        attempts: progress.attempts.length,
+        durationMs: Date.now() - input.started,
+        ...(endMessage && { message: endMessage }),
+      });
+      if (state !== 'succeeded') writeFileSync(home.endedMarker(id), `${state}\n`);
+      await store.updateExecution(id, {
+        state,
+        endedAt: new Date().toISOString(),
+        ...(endMessage && { message: endMessage }),
+      });
+    }
+  }
+  return end;
+}
+
+/** A turn's prompt, with the redelivery prefix when an earlier process was running it. */
+function withRedelivery(turn: Turn, prompt: string): string {
+  return turn.redelivered ? `${REDELIVERY_PREFIX}\n\n${prompt}` : prompt;
+}
+
+function stopMessage(options: DriveOptions): string {
+  return options.signal?.aborted
+    ? 'canceled'
+    : 'HarmFlow stopped between turns; the execution carries on when it starts again';
+}
+
+async function inspect(
+  worktree: string,
+  baseSha: string,
+  branch: string,
+  recorder: Recorder,
+  ref?: AttemptRef,
+): Promise<WorkspaceSnapshot | undefined> {
+  try {
+    const snapshot = await inspectWorkspace({ worktree, baseSha, branch });
+    recorder.executor(
+      'workspace.inspected',
+      {
+        head: snapshot.head,
+        changedFiles: snapshot.changedFiles,
+        commits: snapshot.commits,
+        ...(snapshot.remote && { remote: snapshot.remote }),
+        durationMs: snapshot.durationMs,
+      },
+      ref,
+    );
+    return snapshot;
+  } catch (error) {
+    recorder.executor('warning', { message: `workspace inspection failed: ${String(error)}` }, ref);
+    return undefined;
+  }
+}

@@ -1,0 +1,99 @@
+/**
+ * Who drives an execution: `runs/<execution>/owner` names the one process that does (its pid and,
+ * on Linux, its start time, so a recycled pid is not mistaken for the owner). The process that
+ * creates an execution owns it; a process that carries on an open execution (the service after a
+ * restart) claims it first, and may do so only when the named owner is gone. So `harmflow run` in a
+ * terminal and a service on the same state directory never drive the same execution twice.
+ */
+import { linkSync, readFileSync, unlinkSync, writeFileSync } from 'node:fs';
+
+/** This process's owner line: `<pid> <start time>` (start time `0` where /proc is not available). */
+function ownerLine(pid: number): string | undefined {
+  const start = startTime(pid);
+  return start === undefined ? undefined : `${pid} ${start}`;
+}
+
+/**
+ * The process's start time in clock ticks since boot (field 22 of /proc/<pid>/stat); `0` when there
+ * is no /proc (then only the pid is compared); undefined when the process does not exist.
+ */
+function startTime(pid: number): string | undefined {
+  let stat: string;
+  try {
+    stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'ENOENT') return '0';
+    try {
+      process.kill(pid, 0);
+      return '0';
+    } catch {
+      return undefined;
+    }
+  }
+  // The command name (field 2) is in parentheses and may hold spaces: count fields after it.
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  return fields[19] ?? '0';
+}
+
+/** True when the owner line names a process that is still running. */
+function alive(line: string): boolean {
+  const [pid, start] = line.trim().split(' ');
+  const number = Number(pid);
+  if (!Number.isSafeInteger(number) || number <= 0) return false;
+  const now = startTime(number);
+  return now !== undefined && (start === '0' || now === '0' || now === start);
+}
+
+/**
+ * Makes this process the owner of the execution whose owner file is `file`. Returns false when a
+ * live process other than this one owns it. Atomic between processes: the file is created by a hard
+ * link of a complete temporary file, which fails when one exists.
+ */
+export function claimOwnership(file: string): boolean {
+  const mine = ownerLine(process.pid) ?? `${process.pid} 0`;
+  const temp = `${file}.${process.pid}.tmp`;
+  writeFileSync(temp, `${mine}\n`);
+  try {
+    for (let tries = 0; tries < 2; tries++) {
+      try {
+        linkSync(temp, file);
+        return true;
+      } catch (error) {
+        if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+      }
+      const current = readOwner(file);
+      if (current === mine) return true;
+      if (current !== undefined && alive(current)) return false;
+      // The owner is gone: take its place (a concurrent claimer that also saw it gone loses the link).
+      try {
+        unlinkSync(file);
+      } catch {
+        // Someone else removed it first.
+      }
+    }
+    return false;
+  } finally {
+    unlinkSync(temp);
+  }
+}
+
+/** Gives up ownership, if this process has it. */
+export function releaseOwnership(file: string): void {
+  const mine = ownerLine(process.pid) ?? `${process.pid} 0`;
+  if (readOwner(file) === mine) unlinkSync(file);
+}
+
+/** True when a live process other than this one owns the execution. */
+export function ownedElsewhere(file: string): boolean {
+  const current = readOwner(file);
+  if (current === undefined) return false;
+  return current !== (ownerLine(process.pid) ?? `${process.pid} 0`) && alive(current);
+}
+
+function readOwner(file: string): string | undefined {
+  try {
+    return readFileSync(file, 'utf8').trim();
+  } catch {
+    return undefined;
+  }
+}

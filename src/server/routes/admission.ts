@@ -1,0 +1,40 @@
+/**
+ * Admission and service routes: `GET /api/admission` (cap, running, queued, held and why),
+ * `POST /api/admission/hold` with `{reason}`, `POST /api/admission/release`, and `POST /api/stop`,
+ * which answers 202 and then stops the service (its executions are suspended, not ended).
+ */
+import { Hono } from 'hono';
+import { z } from 'zod';
+import { UsageError } from '../../core/errors.js';
+import { describeIssue } from '../../core/task-file.js';
+import type { Admission } from '../../service/admission.js';
+import { jsonBody } from './executions.js';
+
+const HoldBody = z.strictObject({ reason: z.string().trim().min(1).max(500) });
+
+export interface AdmissionRoutesOptions {
+  readonly admission: Admission;
+  /** Stops the service; called after the 202 is on its way. */
+  readonly stop: () => void;
+}
+
+/** Returns the sub-app; mount it at `/api`. */
+export function admissionRoutes({ admission, stop }: AdmissionRoutesOptions): Hono {
+  const routes = new Hono();
+  routes.get('/admission', async (c) => c.json(await admission.status()));
+  routes.post('/admission/hold', async (c) => {
+    const body = HoldBody.safeParse(await jsonBody(c));
+    if (!body.success) throw new UsageError(`bad body: ${describeIssue(body.error)}`);
+    admission.hold(body.data.reason);
+    return c.json(await admission.status());
+  });
+  routes.post('/admission/release', async (c) => {
+    admission.release();
+    return c.json(await admission.status());
+  });
+  routes.post('/stop', (c) => {
+    setImmediate(stop);
+    return c.json({ stopping: true }, 202);
+  });
+  return routes;
+}

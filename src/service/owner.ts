@@ -1,0 +1,152 @@
+/**
+ * ExecutionOwner: the one thing in the service that drives one execution. It waits for an admission
+ * slot, then carries the execution on from its durable queue (execution/engine.ts `carryOn`) until it
+ * ends or the service stops; it queues follow-up messages and turns a cancel into the engine's
+ * signal. Created and forgotten only by the Registry (the single writer of the set of owners); the
+ * owner is the only writer of its execution's store rows and queue while it lives.
+ */
+import { writeFileSync } from 'node:fs';
+import type { HomePaths } from '../core/home.js';
+import { openEventLog } from '../events/log.js';
+import { carryOn, type EngineOptions, type ExecutionResult } from '../execution/engine.js';
+import { releaseOwnership } from '../execution/owner-file.js';
+import { Recorder } from '../execution/recorder.js';
+import type { Turn } from '../execution/turns.js';
+import type { Store } from '../store/store.js';
+import type { Admission, Slot } from './admission.js';
+import type { DurableQueue } from './queue.js';
+
+export interface OwnerDeps {
+  readonly home: HomePaths;
+  readonly store: Store;
+  readonly admission: Admission;
+  /** What every drive gets: PATH additions, host environment, interrupt budget, record listener. */
+  readonly engine: Omit<EngineOptions, 'home' | 'store' | 'signal' | 'suspend' | 'checked'>;
+  /** Aborted when the service stops: drives are suspended, not ended. */
+  readonly suspend: AbortSignal;
+}
+
+/** Where an owner is: waiting for a slot, driving, or done (ended or suspended). */
+export type OwnerPhase = 'queued' | 'running' | 'done';
+
+export class ExecutionOwner {
+  readonly id: string;
+  readonly #deps: OwnerDeps;
+  readonly #queue: DurableQueue;
+  readonly #cancel = new AbortController();
+  #phase: OwnerPhase = 'queued';
+  /** The process group of the turn running now, for a kill when the close budget runs out. */
+  #pgid: number | undefined;
+  /** Settles when the owner is done; never rejects (a failure is logged to the execution's events). */
+  readonly finished: Promise<ExecutionResult | undefined>;
+
+  constructor(id: string, queue: DurableQueue, deps: OwnerDeps) {
+    this.id = id;
+    this.#queue = queue;
+    this.#deps = deps;
+    this.finished = this.#run();
+  }
+
+  get phase(): OwnerPhase {
+    return this.#phase;
+  }
+
+  /** Queues a follow-up message durably; returns its turn and how many wait (it included). */
+  send(text: string): { readonly turn: Turn; readonly queued: number } {
+    const queued = this.#queue.enqueue(text);
+    this.#record((recorder) =>
+      recorder.executor('message.queued', { turn: queued.turn.id, text, queued: queued.queued }),
+    );
+    return queued;
+  }
+
+  /** Cancels the execution: at once while it waits for a slot or between turns, else at the turn's safepoint. */
+  cancel(budgetMs: number): void {
+    if (this.#cancel.signal.aborted || this.#phase === 'done') return;
+    this.#record((recorder) => recorder.executor('cancel.requested', { budgetMs }));
+    this.#cancel.abort();
+  }
+
+  /** Kills the running turn's process group now (the service's close budget ran out). */
+  kill(): void {
+    if (this.#pgid === undefined) return;
+    try {
+      process.kill(-this.#pgid, 'SIGKILL');
+    } catch {
+      // The group is already gone.
+    }
+  }
+
+  async #run(): Promise<ExecutionResult | undefined> {
+    const { admission, home, store } = this.#deps;
+    let slot: Slot | undefined;
+    try {
+      slot = await admission.acquire(AbortSignal.any([this.#cancel.signal, this.#deps.suspend]));
+    } catch {
+      // Aborted while queued: a cancel ends it here; a stop leaves it queued for the next start.
+    }
+    try {
+      if (slot === undefined || this.#cancel.signal.aborted) {
+        if (this.#cancel.signal.aborted) await this.#endQueued();
+        return undefined;
+      }
+      this.#phase = 'running';
+      const result = await carryOn(this.id, this.#queue, {
+        ...this.#deps.engine,
+        home,
+        store,
+        signal: this.#cancel.signal,
+        suspend: this.#deps.suspend,
+        onAttemptSpawned: (attempt, pid) => {
+          this.#pgid = pid;
+          this.#deps.engine.onAttemptSpawned?.(attempt, pid);
+        },
+        onAttemptExited: (attempt) => {
+          this.#pgid = undefined;
+          this.#deps.engine.onAttemptExited?.(attempt);
+        },
+      });
+      if (result.state !== 'suspended') this.#queue.close();
+      return result;
+    } catch (error) {
+      this.#record((recorder) =>
+        recorder.executor('warning', { message: `the service could not drive it: ${String(error)}` }),
+      );
+      return undefined;
+    } finally {
+      slot?.release();
+      this.#phase = 'done';
+      releaseOwnership(home.ownerFile(this.id));
+    }
+  }
+
+  /** Ends an execution canceled before it started: no attempt ran. */
+  async #endQueued(): Promise<void> {
+    const { home, store } = this.#deps;
+    this.#queue.close();
+    this.#record((recorder) =>
+      recorder.executor('execution.ended', {
+        state: 'canceled',
+        attempts: 0,
+        durationMs: 0,
+        message: 'canceled while queued',
+      }),
+    );
+    writeFileSync(home.endedMarker(this.id), 'canceled\n');
+    await store.updateExecution(this.id, {
+      state: 'canceled',
+      endedAt: new Date().toISOString(),
+      message: 'canceled while queued',
+    });
+  }
+
+  /** Appends records of the owner's own (the engine writes the rest through its own handle). */
+  #record(write: (recorder: Recorder) => void): void {
+    const log = openEventLog(this.#deps.home.eventsFile(this.id), { execution: this.id });
+    try {
+      write(new Recorder(log, this.id, this.#deps.engine.onRecord));
+    } finally {
+      log.close();
+    }
+  }
+}

@@ -1,0 +1,132 @@
+/**
+ * The durable message queue of one execution: `runs/<execution>/queue.json` holds the messages
+ * waiting and the text of the turn running. Every change is written atomically (and fsynced) before
+ * the call returns, so a message is acknowledged to its sender only once it survives a crash, and a
+ * restarted service neither loses, skips nor repeats a message — except the turn that was running,
+ * which it hands out again marked `redelivered`. Owned by the execution's one owner; not shared
+ * between processes.
+ *
+ * Once `next()` finds nothing queued, the execution ends: the queue closes, and a later `enqueue`
+ * is refused (ConflictError) rather than acknowledged and never run. The owner also closes it when
+ * the execution ends any other way.
+ */
+import { readFileSync } from 'node:fs';
+import { z } from 'zod';
+import { ConflictError } from '../core/errors.js';
+import { writeJsonAtomic } from '../core/json-file.js';
+import type { Turn, TurnSource } from '../execution/turns.js';
+
+const QueuedTurn = z.object({ id: z.string().regex(/^t\d+$/), text: z.string(), queuedAt: z.string() });
+type QueuedTurn = z.infer<typeof QueuedTurn>;
+
+/** The file's shape: `running` is the turn in flight (null between turns), `pending` the rest in order. */
+export const QueueFile = z.object({
+  version: z.literal(1),
+  nextNumber: z.int().min(1),
+  running: QueuedTurn.nullable(),
+  pending: z.array(QueuedTurn),
+});
+export type QueueFile = z.infer<typeof QueueFile>;
+
+/** A queue.json that cannot be read or does not match its schema. */
+export class QueueFileError extends Error {
+  constructor(message: string, options?: { cause?: unknown }) {
+    super(message, options);
+    this.name = 'QueueFileError';
+  }
+}
+
+export class DurableQueue implements TurnSource {
+  readonly #file: string;
+  #state: QueueFile;
+  /** The id of a turn that was running under an earlier process; cleared once handed out. */
+  #interrupted: string | undefined;
+  #closed = false;
+
+  private constructor(file: string, state: QueueFile, interrupted: string | undefined) {
+    this.#file = file;
+    this.#state = state;
+    this.#interrupted = interrupted;
+  }
+
+  /** Makes the queue of a new execution, its first turn (`t1`) the task's prompt. */
+  static create(file: string, firstText: string): DurableQueue {
+    const queue = new DurableQueue(file, { version: 1, nextNumber: 1, running: null, pending: [] }, undefined);
+    queue.enqueue(firstText);
+    return queue;
+  }
+
+  /**
+   * Makes the queue of an execution that was started without one (by `harmflow run`, whose one turn
+   * lives in memory): `t1`, the task's prompt, is `done`, was `running` (it will be redelivered) or
+   * still `pending`.
+   */
+  static rebuild(file: string, firstText: string, first: 'done' | 'running' | 'pending'): DurableQueue {
+    const t1 = { id: 't1', text: firstText, queuedAt: new Date().toISOString() };
+    const state: QueueFile = {
+      version: 1,
+      nextNumber: 2,
+      running: first === 'running' ? t1 : null,
+      pending: first === 'pending' ? [t1] : [],
+    };
+    writeJsonAtomic(file, state);
+    return new DurableQueue(file, state, first === 'running' ? 't1' : undefined);
+  }
+
+  /** Reads the queue an earlier process left; its running turn, if any, will be redelivered. */
+  static load(file: string): DurableQueue {
+    let parsed: unknown;
+    try {
+      parsed = JSON.parse(readFileSync(file, 'utf8'));
+    } catch (error) {
+      throw new QueueFileError(`cannot read ${file}: ${(error as Error).message}`, { cause: error });
+    }
+    const state = QueueFile.safeParse(parsed);
+    if (!state.success) throw new QueueFileError(`${file} is not a queue file: ${z.prettifyError(state.error)}`);
+    return new DurableQueue(file, state.data, state.data.running?.id);
+  }
+
+  /** Appends a message; returns its turn and how many turns wait to run (itself included). Durable on return. */
+  enqueue(text: string): { readonly turn: Turn; readonly queued: number } {
+    if (this.#closed) throw new ConflictError('the execution has ended: it takes no more messages');
+    const queued: QueuedTurn = { id: `t${this.#state.nextNumber}`, text, queuedAt: new Date().toISOString() };
+    this.#write({ ...this.#state, nextNumber: this.#state.nextNumber + 1, pending: [...this.#state.pending, queued] });
+    return { turn: { id: queued.id, text, redelivered: false }, queued: this.#state.pending.length };
+  }
+
+  next(): Turn | undefined {
+    const running = this.#state.running;
+    if (running !== null) {
+      const redelivered = this.#interrupted === running.id;
+      this.#interrupted = undefined;
+      return { id: running.id, text: running.text, redelivered };
+    }
+    const [head, ...rest] = this.#state.pending;
+    if (head === undefined) {
+      this.#closed = true;
+      return undefined;
+    }
+    this.#write({ ...this.#state, running: head, pending: rest });
+    return { id: head.id, text: head.text, redelivered: false };
+  }
+
+  done(turn: Turn): void {
+    if (this.#state.running?.id !== turn.id) return;
+    this.#write({ ...this.#state, running: null });
+  }
+
+  /** Refuses every later message: the execution has ended. */
+  close(): void {
+    this.#closed = true;
+  }
+
+  /** Turns not yet done: the one running (if any) and those waiting. */
+  get size(): number {
+    return this.#state.pending.length + (this.#state.running === null ? 0 : 1);
+  }
+
+  #write(state: QueueFile): void {
+    writeJsonAtomic(this.#file, state);
+    this.#state = state;
+  }
+}

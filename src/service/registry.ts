@@ -1,0 +1,191 @@
+/**
+ * The Registry: the session service's set of live executions, and its single writer. It admits new
+ * executions (submit), hands messages and cancels to their owners, reopens what an earlier process
+ * left open (recover), and closes everything within a budget when the service stops. Every change to
+ * the set goes through its methods on one event loop, so there is one owner per execution in this
+ * process; owner files (execution/owner-file.ts) keep other processes off it.
+ */
+import { existsSync } from 'node:fs';
+import { ConflictError, NotFoundError, ServiceUnavailableError } from '../core/errors.js';
+import type { HomePaths } from '../core/home.js';
+import { FINAL_STATES, STATES } from '../core/outcome.js';
+import { type Task, taskFromStore } from '../core/task.js';
+import { readEvents } from '../events/log.js';
+import { createExecution } from '../execution/create.js';
+import { DEFAULT_INTERRUPT_BUDGET_MS, harnessPath } from '../execution/engine.js';
+import { claimOwnership, ownedElsewhere } from '../execution/owner-file.js';
+import { preflight } from '../execution/preflight.js';
+import type { ExecutionRecord, Store } from '../store/store.js';
+import type { Admission } from './admission.js';
+import { ExecutionOwner, type OwnerDeps } from './owner.js';
+import { DurableQueue } from './queue.js';
+
+/**
+ * 30 s: how long a stopping service gives its executions to close (interrupted, they save and exit)
+ * before it kills what is left. Under systemd's default stop timeout (90 s) with room to spare; the
+ * harness CLIs exit within a second of SIGINT in the harness notes' runs.
+ */
+export const DEFAULT_CLOSE_BUDGET_MS = 30_000;
+
+const LIVE_STATES = STATES.filter((state) => !FINAL_STATES.has(state));
+
+export interface RegistryOptions {
+  readonly home: HomePaths;
+  readonly store: Store;
+  readonly admission: Admission;
+  /** Passed to every drive (see OwnerDeps.engine). */
+  readonly engine?: OwnerDeps['engine'];
+  /** Default `DEFAULT_CLOSE_BUDGET_MS`. */
+  readonly closeBudgetMs?: number;
+}
+
+export class Registry {
+  readonly #options: RegistryOptions;
+  readonly #owners = new Map<string, ExecutionOwner>();
+  readonly #suspend = new AbortController();
+  #stopping: Promise<void> | undefined;
+
+  constructor(options: RegistryOptions) {
+    this.#options = options;
+  }
+
+  /** Checks admission and the task, creates the execution `queued` and hands it to a new owner. */
+  async submit(task: Task): Promise<ExecutionRecord> {
+    this.#refuseWhenStopping();
+    const refusal = await this.#options.admission.refusal();
+    if (refusal !== undefined) throw new ServiceUnavailableError(`admission is held: ${refusal}`);
+    const { home, store } = this.#options;
+    const engine = this.#options.engine ?? {};
+    const checked = await preflight(task, harnessPath(engine.extraPath, engine.hostEnv));
+    this.#refuseWhenStopping();
+    const created = await createExecution(task, checked, home, store, 'queued');
+    this.#adopt(created.id, DurableQueue.create(home.queueFile(created.id), task.prompt));
+    return this.#get(created.id);
+  }
+
+  /** Queues a follow-up message for `id`. */
+  async send(id: string, text: string): Promise<{ turn: string; queued: number }> {
+    const owner = await this.#owner(id);
+    const { turn, queued } = owner.send(text);
+    return { turn: turn.id, queued };
+  }
+
+  /** Asks `id` to cancel (it ends `canceled` once its harness stopped); returns its record now. */
+  async cancel(id: string): Promise<ExecutionRecord> {
+    const owner = await this.#owner(id);
+    const record = await this.#get(id);
+    const stored = await this.#options.store.getTask(record.taskId);
+    const definition = stored === undefined ? undefined : taskFromStore(stored.definition);
+    owner.cancel(
+      definition?.interruptBudgetMs ?? this.#options.engine?.interruptBudgetMs ?? DEFAULT_INTERRUPT_BUDGET_MS,
+    );
+    return record;
+  }
+
+  /**
+   * Reopens every execution an earlier process left open (a live state, no `ended` marker, no live
+   * owner): those with queued or in-flight turns first, then the rest, oldest first; each waits for
+   * admission like a new one. Returns their ids in that order.
+   */
+  async recover(): Promise<readonly string[]> {
+    const { home, store } = this.#options;
+    const open = (await store.listExecutions({ states: LIVE_STATES })).filter(
+      (record) =>
+        !this.#owners.has(record.id) &&
+        !existsSync(home.endedMarker(record.id)) &&
+        !ownedElsewhere(home.ownerFile(record.id)),
+    );
+    const reopened: { record: ExecutionRecord; queue: DurableQueue }[] = [];
+    for (const record of open) {
+      const stored = await store.getTask(record.taskId);
+      if (stored === undefined) continue;
+      reopened.push({ record, queue: this.#queueOf(record, taskFromStore(stored.definition)) });
+    }
+    reopened.sort(
+      (a, b) =>
+        Number(b.queue.size > 0) - Number(a.queue.size > 0) || a.record.createdAt.localeCompare(b.record.createdAt),
+    );
+    const ids: string[] = [];
+    for (const { record, queue } of reopened) {
+      if (!claimOwnership(home.ownerFile(record.id))) continue;
+      this.#adopt(record.id, queue);
+      ids.push(record.id);
+    }
+    return ids;
+  }
+
+  /**
+   * Stops the service's executions without ending them: running turns are interrupted (SIGINT) and
+   * everything is left to be carried on at the next start. Waits up to the close budget, then kills
+   * the process groups still running. Idempotent; new submits are refused from the first call.
+   */
+  stop(): Promise<void> {
+    this.#stopping ??= (async () => {
+      this.#suspend.abort();
+      const all = Promise.all([...this.#owners.values()].map((owner) => owner.finished));
+      const budget = this.#options.closeBudgetMs ?? DEFAULT_CLOSE_BUDGET_MS;
+      let timer: NodeJS.Timeout | undefined;
+      const expired = new Promise<'expired'>((resolve) => {
+        timer = setTimeout(() => resolve('expired'), budget);
+      });
+      if ((await Promise.race([all, expired])) === 'expired') {
+        for (const owner of this.#owners.values()) owner.kill();
+      }
+      clearTimeout(timer);
+      await all;
+    })();
+    return this.#stopping;
+  }
+
+  /** Ids of the executions this service drives or has queued now. */
+  get live(): readonly string[] {
+    return [...this.#owners.keys()];
+  }
+
+  /** Resolves when every owner now alive is done (for tests and benchmarks). */
+  async settled(): Promise<void> {
+    await Promise.all([...this.#owners.values()].map((owner) => owner.finished));
+  }
+
+  #adopt(id: string, queue: DurableQueue): void {
+    const owner = new ExecutionOwner(id, queue, {
+      home: this.#options.home,
+      store: this.#options.store,
+      admission: this.#options.admission,
+      engine: this.#options.engine ?? {},
+      suspend: this.#suspend.signal,
+    });
+    this.#owners.set(id, owner);
+    void owner.finished.then(() => {
+      if (this.#owners.get(id) === owner) this.#owners.delete(id);
+    });
+  }
+
+  /** The queue an execution left: its queue.json, or one rebuilt from its log (`harmflow run` keeps none). */
+  #queueOf(record: ExecutionRecord, task: Task): DurableQueue {
+    const file = this.#options.home.queueFile(record.id);
+    if (existsSync(file)) return DurableQueue.load(file);
+    const records = readEvents(this.#options.home.eventsFile(record.id));
+    const done = records.some((r) => r.type === 'turn.ended' && r.data.turn === 't1' && r.data.outcome === 'completed');
+    return DurableQueue.rebuild(file, task.prompt, done ? 'done' : record.attemptCount > 0 ? 'running' : 'pending');
+  }
+
+  async #owner(id: string): Promise<ExecutionOwner> {
+    const owner = this.#owners.get(id);
+    if (owner !== undefined && owner.phase !== 'done') return owner;
+    const record = await this.#get(id);
+    if (FINAL_STATES.has(record.state)) throw new ConflictError(`execution ${id} has ended (${record.state})`);
+    if (this.#stopping !== undefined) throw new ServiceUnavailableError('the service is stopping');
+    throw new ConflictError(`execution ${id} is driven by another process (e.g. \`harmflow run\`), not this service`);
+  }
+
+  async #get(id: string): Promise<ExecutionRecord> {
+    const record = await this.#options.store.getExecution(id);
+    if (record === undefined) throw new NotFoundError(`no execution ${id}`);
+    return record;
+  }
+
+  #refuseWhenStopping(): void {
+    if (this.#stopping !== undefined) throw new ServiceUnavailableError('the service is stopping');
+  }
+}
