@@ -51,6 +51,8 @@ export function registerServe(program: Command): void {
       const interruptBudgetMs = duration(options.interruptBudget, '--interrupt-budget');
       const closeBudgetMs = duration(options.closeBudget, '--close-budget');
 
+      // A service whose terminal went away keeps serving: its notices are not worth dying for.
+      process.stdout.on('error', () => {});
       const { home, store } = openHome(options.home);
       const { token, created } = loadOrCreateToken(home);
       const admission = new Admission({

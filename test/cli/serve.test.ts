@@ -23,18 +23,23 @@ afterEach(async () => {
   await bench.cleanup();
 });
 
-async function startServer(home: string): Promise<string> {
-  server = spawn(process.execPath, [BIN, 'serve', '--port', '0', '--home', home], {
-    env: { PATH: process.env.PATH, HARMFLOW_TOKEN: TOKEN },
+async function startServer(home: string, args: readonly string[] = []): Promise<string> {
+  server = spawn(process.execPath, [BIN, 'serve', '--port', '0', '--home', home, ...args], {
+    env: { PATH: process.env.PATH, HARMFLOW_TOKEN: TOKEN, ...GIT_IDENTITY },
     stdio: ['ignore', 'pipe', 'inherit'],
   });
   let output = '';
-  for await (const chunk of server.stdout ?? []) {
-    output += String(chunk);
-    const url = /HarmFlow service on (http:\/\/127\.0\.0\.1:\d+)/.exec(output)?.[1];
-    if (url) return url;
-  }
-  throw new Error(`serve printed no URL: ${output}`);
+  const stdout = server.stdout;
+  // Read with 'data' (not for-await, which destroys the pipe when it returns): the service prints
+  // again when it stops.
+  return new Promise<string>((resolve, reject) => {
+    stdout?.on('data', (chunk: Buffer) => {
+      output += String(chunk);
+      const url = /HarmFlow service on (http:\/\/127\.0\.0\.1:\d+)/.exec(output)?.[1];
+      if (url) resolve(url);
+    });
+    server?.once('exit', () => reject(new Error(`serve printed no URL: ${output}`)));
+  });
 }
 
 describe('harmflow serve', () => {
@@ -74,5 +79,54 @@ describe('harmflow serve', () => {
     const ids = [...text.matchAll(/^id: (\d+)$/gm)].map((match) => Number(match[1]));
     expect(ids).toEqual(ids.map((_, index) => index + 1));
     expect(text).toMatch(/"type":"execution\.ended"/);
+  });
+});
+
+describe('the service verbs against the real service', () => {
+  it('submit, send, admission hold/release, cancel and stop', { timeout: 60_000 }, async () => {
+    const home = join(bench.dir, 'home-service');
+    const url = await startServer(home, ['--disk-floor-gib', '0', '--interrupt-budget', '2s']);
+    const scenario = bench.scenario('slow', {
+      pace: '1s',
+      steps: [{ say: 'one' }, { say: 'two' }, { end: 'complete' }],
+    });
+    const file = join(bench.dir, 'task.yaml');
+    writeFileSync(
+      file,
+      stringify({ name: 'verbs', repo: 'repo', baseRef: 'main', prompt: 'p', harness: simulated('codex', scenario) }),
+    );
+    const env = { PATH: process.env.PATH, HARMFLOW_URL: url, HARMFLOW_TOKEN: TOKEN };
+    const cli = (...args: string[]) => spawnSync(process.execPath, [BIN, ...args], { encoding: 'utf8', env });
+
+    const submitted = cli('submit', file);
+    expect(submitted.stderr).toBe('');
+    expect(submitted.status).toBe(0);
+    const id = /^(\w{26}) (queued|running)$/m.exec(submitted.stdout)?.[1] ?? '';
+    expect(id).toHaveLength(26);
+
+    const sent = cli('send', id, 'also', 'the', 'changelog');
+    expect(sent.status).toBe(0);
+    expect(sent.stdout).toContain(`queued turn t2 for ${id}`);
+
+    expect(cli('admission', 'hold', 'disk', 'maintenance').status).toBe(0);
+    const refused = cli('submit', file);
+    expect(refused.status).toBe(8);
+    expect(refused.stderr).toMatch(/held by an operator: disk maintenance/);
+    const status = JSON.parse(cli('admission', '--json').stdout) as { held: boolean; running: number };
+    expect(status).toMatchObject({ held: true, running: 1 });
+    expect(cli('admission', 'release').status).toBe(0);
+
+    const canceled = cli('cancel', id);
+    expect(canceled.status).toBe(0);
+    expect(canceled.stdout).toMatch(/canceled/);
+    expect(cli('send', id, 'too late').status).toBe(7);
+
+    const stopped = cli('stop');
+    expect(stopped.status).toBe(0);
+    await new Promise((resolve) => server?.once('exit', resolve));
+    expect(server?.exitCode).toBe(0);
+    const gone = cli('admission');
+    expect(gone.status).toBe(8);
+    expect(gone.stderr).toMatch(/no HarmFlow service at/);
   });
 });
