@@ -4,11 +4,13 @@
  * route from a script the test sets (`answer`). Unscripted routes are 404 NotFound, as on the real
  * service. `close()` is idempotent and also releases requests held by `hang`.
  */
+
 import type { AddressInfo } from 'node:net';
 import { serve } from '@hono/node-server';
 import { Hono } from 'hono';
 import type { ExecutionState } from '../../src/core/outcome.js';
 import type { ExecutionRecord } from '../../src/store/store.js';
+import { executionRecord as storedRecord } from '../server/fixture.js';
 
 export const TOKEN = 'fake-service-token-0123456789';
 export const ID = '01jf3k9x7q2m4n6p8r0s2t4v6w';
@@ -32,23 +34,9 @@ export interface FakeService {
   close(): Promise<void>;
 }
 
-/** An execution record in `state`, as the service would send it. */
+/** An execution record in `state`, as the service would send it (one attempt). */
 export function executionRecord(state: ExecutionState, id: string = ID): ExecutionRecord {
-  return {
-    id,
-    taskId: `${id}-task`,
-    taskName: 'fix-login',
-    repo: '/repos/app',
-    baseRef: 'main',
-    baseSha: 'a'.repeat(40),
-    branch: `harmflow/fix-login-${id}`,
-    worktree: `/w/${id}`,
-    runDir: `/r/${id}`,
-    state,
-    createdAt: '2025-03-01T10:00:00.000Z',
-    deadline: '2025-03-01T10:30:00.000Z',
-    attemptCount: 1,
-  };
+  return { ...storedRecord(id, state), taskId: `${id}-task`, attemptCount: 1 };
 }
 
 /** An API error body. */

@@ -38,7 +38,12 @@ export interface Fixture {
   close(): Promise<void>;
 }
 
-function execution(id: string, state: ExecutionState, createdAt: string): ExecutionRecord {
+/** An execution record in `state`, as the store (and the API) has it: task `fix-login`, no attempt yet. */
+export function executionRecord(
+  id: string,
+  state: ExecutionState,
+  createdAt = '2025-03-01T10:00:00.000Z',
+): ExecutionRecord {
   return {
     id,
     taskId: 'task-1',
@@ -68,9 +73,9 @@ export async function openFixture(): Promise<Fixture> {
     definition: { prompt: 'hi' },
     createdAt: '2025-03-01T10:00:00.000Z',
   });
-  await store.insertExecution(execution(RUNNING_ID, 'running', '2025-03-01T10:00:00.000Z'));
-  await store.insertExecution(execution(DONE_ID, 'succeeded', '2025-03-01T10:01:00.000Z'));
-  await store.insertExecution(execution(QUEUED_ID, 'queued', '2025-03-01T10:02:00.000Z'));
+  await store.insertExecution(executionRecord(RUNNING_ID, 'running', '2025-03-01T10:00:00.000Z'));
+  await store.insertExecution(executionRecord(DONE_ID, 'succeeded', '2025-03-01T10:01:00.000Z'));
+  await store.insertExecution(executionRecord(QUEUED_ID, 'queued', '2025-03-01T10:02:00.000Z'));
   await store.insertAttempt({
     execution: RUNNING_ID,
     number: 1,
