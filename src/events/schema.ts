@@ -74,6 +74,8 @@ export const EventPayloads = {
     simulated: z.boolean(),
     handoff: z.boolean(),
     contextPath: z.string().optional(),
+    /** The harness session this attempt continues (an execution reopened by a follow-up). */
+    resumedSession: z.string().optional(),
     timeLeftMs: z.number(),
     /** The prompt the harness was given (for a later attempt: the task prompt plus the handoff). */
     prompt: z.string(),
@@ -84,6 +86,11 @@ export const EventPayloads = {
     /** The attempt an earlier process left open (it is closed `crashed`), if any. */
     openAttempt: z.int().optional(),
   }),
+  /**
+   * An execution that had succeeded took a follow-up message: it runs again, with a new deadline (the
+   * task's timeout from now), resuming the last attempt's harness session when there is one.
+   */
+  'execution.reopened': z.object({ deadline: z.string(), resumedSession: z.string().optional() }),
   /** A user's message was queued (durably) as a turn; `queued` counts the turns waiting, it included. */
   'message.queued': z.object({ turn: z.string(), text: z.string(), queued: z.int() }),
   /**

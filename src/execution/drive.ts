@@ -64,6 +64,8 @@ export interface DriveInput {
   readonly turns: TurnSource;
   readonly progress: Progress;
   readonly recorder: Recorder;
+  /** A harness session the first attempt continues (a reopened execution), without a handoff. */
+  readonly resumeSession?: string;
 }
 
 export interface DriveOptions {
@@ -113,6 +115,7 @@ export async function drive(input: DriveInput, options: DriveOptions): Promise<D
   let before = await inspect(worktree, baseSha, branch, recorder);
   /** Turns this drive delivered: one seen again was not finished by an attempt that switched. */
   const delivered = new Set<string>();
+  let resumeSession = input.resumeSession;
   try {
     for (;;) {
       let turn = turns.next();
@@ -126,7 +129,9 @@ export async function drive(input: DriveInput, options: DriveOptions): Promise<D
       const adapter = getAdapter(spec.harness);
       const number = progress.nextNumber++;
       const ref: AttemptRef = { number, harness: spec.harness };
-      const handoff = progress.attempts.length > 0;
+      const continued = resumeSession;
+      resumeSession = undefined;
+      const handoff = progress.attempts.length > 0 && continued === undefined;
       if (handoff) {
         writeJsonAtomic(contextFile, context());
         recorder.executor('context.written', { path: contextFile, attempts: progress.attempts.length }, ref);
@@ -157,6 +162,7 @@ export async function drive(input: DriveInput, options: DriveOptions): Promise<D
           simulated: spec.simulate !== undefined,
           handoff,
           ...(handoff && { contextPath: contextFile }),
+          ...(continued !== undefined && { resumedSession: continued }),
           timeLeftMs: Math.max(0, input.deadline - Date.now()),
           prompt: firstPrompt,
         },
@@ -164,12 +170,13 @@ export async function drive(input: DriveInput, options: DriveOptions): Promise<D
       );
 
       const observer = new AttemptObserver(task.name, worktree);
+      observer.sessionId = continued;
       const attemptStarted = new Date().toISOString();
       let attemptEnd: AttemptEnd | undefined;
       for (let first = true; ; first = false) {
         const delivery = turn.redelivered ? 'redelivered' : delivered.has(turn.id) ? 'handoff' : 'first';
         delivered.add(turn.id);
-        const resumeSessionId = first ? undefined : observer.sessionId;
+        const resumeSessionId = first ? continued : observer.sessionId;
         recorder.executor(
           'turn.started',
           { turn: turn.id, text: turn.text, delivery, ...compact({ resumedSession: resumeSessionId }) },

@@ -2,8 +2,9 @@
  * The failover engine's entry points. `runTask` checks a task, creates its execution and drives it
  * to its end with the task's prompt as its one turn (what `harmflow run` does). `carryOn` drives an
  * execution that already exists from a TurnSource (what the session service does): a queued one
- * starts, an open one an earlier process left is recovered (recover.ts) and goes on. The loop itself
- * is drive.ts.
+ * starts, an open one an earlier process left is recovered (recover.ts) and goes on, and one that
+ * succeeded is reopened for a follow-up (a new deadline; the last attempt's harness session is
+ * resumed when it has one). The loop itself is drive.ts.
  *
  * Each entry point opens the execution's event log and closes it; the caller owns the store.
  */
@@ -118,6 +119,7 @@ async function carry(
     let progress: Progress = freshProgress();
     let started = Date.parse(record.startedAt ?? record.createdAt);
     let deadline = Date.parse(record.deadline);
+    let resumeSession: string | undefined;
     if (record.state === 'queued' && record.attemptCount === 0) {
       started = Date.now();
       deadline = started + task.timeoutMs;
@@ -142,10 +144,27 @@ async function carry(
     } else {
       const recovered = await recoverProgress(record, task, home, store, recorder);
       progress = recovered.progress;
-      recorder.executor('execution.resumed', {
-        reason: 'restart',
-        ...(recovered.openAttempt !== undefined && { openAttempt: recovered.openAttempt }),
-      });
+      if (record.state === 'succeeded') {
+        // Reopened by a follow-up: a new deadline, and the last attempt's session goes on.
+        deadline = Date.now() + task.timeoutMs;
+        const last = progress.attempts.at(-1);
+        if (last?.outcome === 'completed' && last.sessionId !== undefined) resumeSession = last.sessionId;
+        await store.updateExecution(id, {
+          state: 'running',
+          endedAt: null,
+          message: null,
+          deadline: new Date(deadline).toISOString(),
+        });
+        recorder.executor('execution.reopened', {
+          deadline: new Date(deadline).toISOString(),
+          ...(resumeSession !== undefined && { resumedSession: resumeSession }),
+        });
+      } else {
+        recorder.executor('execution.resumed', {
+          reason: 'restart',
+          ...(recovered.openAttempt !== undefined && { openAttempt: recovered.openAttempt }),
+        });
+      }
     }
     const input: DriveInput = {
       id,
@@ -158,6 +177,7 @@ async function carry(
       turns,
       progress,
       recorder,
+      ...(resumeSession !== undefined && { resumeSession }),
     };
     const hostEnv = options.hostEnv ?? process.env;
     const end = await drive(input, {

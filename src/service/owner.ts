@@ -51,6 +51,11 @@ export class ExecutionOwner {
     return this.#phase;
   }
 
+  /** True while `send` may queue: the owner is not done and its execution has not ended. */
+  get accepting(): boolean {
+    return this.#phase !== 'done' && !this.#queue.closed;
+  }
+
   /** Queues a follow-up message durably; returns its turn and how many wait (it included). */
   send(text: string): { readonly turn: Turn; readonly queued: number } {
     const queued = this.#queue.enqueue(text);

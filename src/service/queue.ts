@@ -115,6 +115,11 @@ export class DurableQueue implements TurnSource {
     this.#write({ ...this.#state, running: null });
   }
 
+  /** True once the execution has ended: `enqueue` refuses. */
+  get closed(): boolean {
+    return this.#closed;
+  }
+
   /** Refuses every later message: the execution has ended. */
   close(): void {
     this.#closed = true;

@@ -39,6 +39,14 @@ export interface RegistryOptions {
   readonly closeBudgetMs?: number;
 }
 
+/** The API's view of a queued turn. */
+function sent(queued: { readonly turn: { readonly id: string }; readonly queued: number }): {
+  turn: string;
+  queued: number;
+} {
+  return { turn: queued.turn.id, queued: queued.queued };
+}
+
 export class Registry {
   readonly #options: RegistryOptions;
   readonly #owners = new Map<string, ExecutionOwner>();
@@ -63,11 +71,33 @@ export class Registry {
     return this.#get(created.id);
   }
 
-  /** Queues a follow-up message for `id`. */
+  /**
+   * Queues a follow-up message for `id`. An execution that succeeded is reopened for it (see
+   * execution/engine.ts); one that ended otherwise refuses it (ConflictError), as does one another
+   * process drives.
+   */
   async send(id: string, text: string): Promise<{ turn: string; queued: number }> {
-    const owner = await this.#owner(id);
-    const { turn, queued } = owner.send(text);
-    return { turn: turn.id, queued };
+    let live = await this.#accepting(id);
+    while (live !== undefined) {
+      if (live.accepting) return sent(live.send(text));
+      live = await this.#accepting(id); // it stopped taking messages meanwhile: wait it out
+    }
+    const record = await this.#get(id);
+    const stored = record.state === 'succeeded' ? await this.#options.store.getTask(record.taskId) : undefined;
+    // From here on no await: the check and the adoption happen in one turn of the event loop, so two
+    // messages racing to reopen the same execution make one owner.
+    const owner = this.#owners.get(id);
+    if (owner?.accepting) return sent(owner.send(text));
+    this.#refuseWhenStopping();
+    const { home } = this.#options;
+    if (record.state !== 'succeeded' || stored === undefined || existsSync(home.endedMarker(id))) {
+      throw new ConflictError(`execution ${id} has ended (${record.state})`);
+    }
+    if (!claimOwnership(home.ownerFile(id))) {
+      throw new ConflictError(`execution ${id} is driven by another process (e.g. \`harmflow run\`), not this service`);
+    }
+    const queue = this.#queueOf(record, taskFromStore(stored.definition));
+    return sent(this.#adopt(id, queue).send(text));
   }
 
   /** Asks `id` to cancel (it ends `canceled` once its harness stopped); returns its record now. */
@@ -147,7 +177,7 @@ export class Registry {
     await Promise.all([...this.#owners.values()].map((owner) => owner.finished));
   }
 
-  #adopt(id: string, queue: DurableQueue): void {
+  #adopt(id: string, queue: DurableQueue): ExecutionOwner {
     const owner = new ExecutionOwner(id, queue, {
       home: this.#options.home,
       store: this.#options.store,
@@ -159,6 +189,16 @@ export class Registry {
     void owner.finished.then(() => {
       if (this.#owners.get(id) === owner) this.#owners.delete(id);
     });
+    return owner;
+  }
+
+  /** The owner of `id` if it takes messages; waits out one whose execution is just ending. */
+  async #accepting(id: string): Promise<ExecutionOwner | undefined> {
+    const owner = this.#owners.get(id);
+    if (owner === undefined) return undefined;
+    if (owner.accepting) return owner;
+    await owner.finished;
+    return undefined;
   }
 
   /** The queue an execution left: its queue.json, or one rebuilt from its log (`harmflow run` keeps none). */

@@ -124,7 +124,9 @@ describe('GET /api/admission', () => {
 });
 
 describe('messages and cancel', () => {
-  it('queues a message (202 with its turn), refuses empty ones, and 409s once ended', { timeout: 20_000 }, async () => {
+  it('queues a message (202 with its turn), refuses empty ones, and 409s once canceled', {
+    timeout: 20_000,
+  }, async () => {
     const { execution } = (await (await post('/api/executions', { task: taskBody() })).json()) as {
       execution: { id: string };
     };
@@ -133,13 +135,17 @@ describe('messages and cancel', () => {
     expect(await sent.json()).toEqual({ turn: { id: 't2', execution: execution.id, queued: 2 } });
     await expectError(await post(`/api/executions/${execution.id}/messages`, { text: '  ' }), 400, 'UsageError');
     await bench.registry.settled();
+    await expectError(await post(`/api/executions/${execution.id}/cancel`, {}), 409, 'ConflictError');
+    // A succeeded execution is reopened by a message; a canceled one refuses it.
+    expect((await post(`/api/executions/${execution.id}/messages`, { text: 'one more' })).status).toBe(202);
+    await post(`/api/executions/${execution.id}/cancel`, {});
+    await bench.registry.settled();
     await expectError(
       await post(`/api/executions/${execution.id}/messages`, { text: 'late' }),
       409,
       'ConflictError',
-      /has ended \(succeeded\)/,
+      /has ended \(canceled\)/,
     );
-    await expectError(await post(`/api/executions/${execution.id}/cancel`, {}), 409, 'ConflictError');
   });
 
   it('cancels (202) and the execution ends canceled', { timeout: 20_000 }, async () => {

@@ -46,7 +46,47 @@ describe('Registry', () => {
     );
     const queue = QueueFile.parse(JSON.parse(readFileSync(bench.home.queueFile(execution.id), 'utf8')));
     expect(queue).toMatchObject({ running: null, pending: [], nextNumber: 3 });
-    await expect(bench.registry.send(execution.id, 'too late')).rejects.toThrow(ConflictError);
+  });
+
+  it('reopens a succeeded execution for a follow-up, in the same harness session', { timeout: 20_000 }, async () => {
+    bench = makeServiceBench();
+    const scenario = bench.scenario('slow', slow(200));
+    const execution = await bench.registry.submit(bench.task({ harness: simulated('codex', scenario) }));
+    await bench.registry.settled();
+    const before = await bench.store.getExecution(execution.id);
+    expect(before?.state).toBe('succeeded');
+
+    expect(await bench.registry.send(execution.id, 'one more thing')).toEqual({ turn: 't2', queued: 1 });
+    await bench.registry.settled();
+    const after = await bench.store.getExecution(execution.id);
+    expect(after?.state).toBe('succeeded');
+    expect(Date.parse(after?.deadline ?? '')).toBeGreaterThan(Date.parse(before?.deadline ?? ''));
+    const records = bench.events(execution.id);
+    const thread = records.find((record) => record.type === 'session.started');
+    const sessionId = thread?.type === 'session.started' ? thread.data.sessionId : 'none';
+    const reopened = records.find((record) => record.type === 'execution.reopened');
+    expect(reopened?.type === 'execution.reopened' && reopened.data.resumedSession).toBe(sessionId);
+    const second = records.find((record) => record.type === 'attempt.started' && record.attempt === 2);
+    expect(second?.type === 'attempt.started' && [second.data.handoff, second.data.resumedSession]).toEqual([
+      false,
+      sessionId,
+    ]);
+    expect(
+      turnStarts(execution.id).map((record) => [record.data.turn, record.attempt, record.data.resumedSession]),
+    ).toEqual([
+      ['t1', 1, undefined],
+      ['t2', 2, sessionId],
+    ]);
+    expect(records.filter((record) => record.type === 'execution.ended')).toHaveLength(2);
+  });
+
+  it('refuses a follow-up to an execution that failed', { timeout: 20_000 }, async () => {
+    bench = makeServiceBench();
+    const crash = bench.scenario('crash', { steps: [{ say: 'oops' }, { end: 'crash' }] });
+    const execution = await bench.registry.submit(bench.task({ harness: simulated('codex', crash) }));
+    await bench.registry.settled();
+    expect((await bench.store.getExecution(execution.id))?.state).toBe('failed');
+    await expect(bench.registry.send(execution.id, 'try again')).rejects.toThrow(/has ended \(failed\)/);
   });
 
   it('gives a message sent during a quota switch to the next attempt', { timeout: 20_000 }, async () => {
