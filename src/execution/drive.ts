@@ -17,6 +17,7 @@
  * The caller owns the store, the turn source and the recorder's log; drive closes nothing.
  */
 import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { compact } from '../core/compact.js';
 import type { HomePaths } from '../core/home.js';
 import { writeJsonAtomic } from '../core/json-file.js';
@@ -64,8 +65,11 @@ export interface DriveInput {
   readonly turns: TurnSource;
   readonly progress: Progress;
   readonly recorder: Recorder;
-  /** A harness session the first attempt continues (a reopened execution), without a handoff. */
-  readonly resumeSession?: string;
+  /**
+   * A harness session the first attempt continues (a reopened execution), without a handoff: its id
+   * and the attempt that ran it, whose private home holds it.
+   */
+  readonly resumeSession?: { readonly sessionId: string; readonly attempt: number };
 }
 
 export interface DriveOptions {
@@ -162,7 +166,7 @@ export async function drive(input: DriveInput, options: DriveOptions): Promise<D
           simulated: spec.simulate !== undefined,
           handoff,
           ...(handoff && { contextPath: contextFile }),
-          ...(continued !== undefined && { resumedSession: continued }),
+          ...(continued !== undefined && { resumedSession: continued.sessionId }),
           timeLeftMs: Math.max(0, input.deadline - Date.now()),
           prompt: firstPrompt,
         },
@@ -170,13 +174,14 @@ export async function drive(input: DriveInput, options: DriveOptions): Promise<D
       );
 
       const observer = new AttemptObserver(task.name, worktree);
-      observer.sessionId = continued;
+      observer.sessionId = continued?.sessionId;
+      const homeDir = continued === undefined ? undefined : join(home.attemptDir(id, continued.attempt), 'home');
       const attemptStarted = new Date().toISOString();
       let attemptEnd: AttemptEnd | undefined;
       for (let first = true; ; first = false) {
         const delivery = turn.redelivered ? 'redelivered' : delivered.has(turn.id) ? 'handoff' : 'first';
         delivered.add(turn.id);
-        const resumeSessionId = first ? continued : observer.sessionId;
+        const resumeSessionId = first ? continued?.sessionId : observer.sessionId;
         recorder.executor(
           'turn.started',
           { turn: turn.id, text: turn.text, delivery, ...compact({ resumedSession: resumeSessionId }) },
@@ -197,6 +202,7 @@ export async function drive(input: DriveInput, options: DriveOptions): Promise<D
           ...(resumeSessionId !== undefined && { resumeSessionId }),
           worktree,
           attemptDir: home.attemptDir(id, number),
+          ...(homeDir !== undefined && { homeDir }),
           deadline: input.deadline,
           interruptBudgetMs: options.interruptBudgetMs,
           path: options.path,

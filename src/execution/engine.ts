@@ -119,7 +119,7 @@ async function carry(
     let progress: Progress = freshProgress();
     let started = Date.parse(record.startedAt ?? record.createdAt);
     let deadline = Date.parse(record.deadline);
-    let resumeSession: string | undefined;
+    let resumeSession: DriveInput['resumeSession'];
     if (record.state === 'queued' && record.attemptCount === 0) {
       started = Date.now();
       deadline = started + task.timeoutMs;
@@ -148,7 +148,9 @@ async function carry(
         // Reopened by a follow-up: a new deadline, and the last attempt's session goes on.
         deadline = Date.now() + task.timeoutMs;
         const last = progress.attempts.at(-1);
-        if (last?.outcome === 'completed' && last.sessionId !== undefined) resumeSession = last.sessionId;
+        if (last?.outcome === 'completed' && last.sessionId !== undefined) {
+          resumeSession = { sessionId: last.sessionId, attempt: last.number };
+        }
         await store.updateExecution(id, {
           state: 'running',
           endedAt: null,
@@ -157,7 +159,7 @@ async function carry(
         });
         recorder.executor('execution.reopened', {
           deadline: new Date(deadline).toISOString(),
-          ...(resumeSession !== undefined && { resumedSession: resumeSession }),
+          ...(resumeSession !== undefined && { resumedSession: resumeSession.sessionId }),
         });
       } else {
         recorder.executor('execution.resumed', {

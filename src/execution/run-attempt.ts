@@ -27,6 +27,11 @@ export interface AttemptInput {
   readonly worktree: string;
   /** runs/<execution>/attempts/<n>: raw stdout/stderr and the private home. */
   readonly attemptDir: string;
+  /**
+   * The harness's private home, when not `<attemptDir>/home`: an attempt that resumes an earlier
+   * attempt's session uses that attempt's home, where the CLI keeps its sessions.
+   */
+  readonly homeDir?: string;
   /** Epoch ms of the execution's one deadline. */
   readonly deadline: number;
   readonly interruptBudgetMs: number;
@@ -67,7 +72,8 @@ export const SUSPENDED: Classification = {
 /** Runs the attempt to its end; never throws for anything the harness does. */
 export async function runAttempt(input: AttemptInput): Promise<AttemptResult> {
   const started = Date.now();
-  const homeDir = join(input.attemptDir, 'home');
+  const homeDir = input.homeDir ?? join(input.attemptDir, 'home');
+  mkdirSync(input.attemptDir, { recursive: true });
   mkdirSync(homeDir, { recursive: true });
   const spec = harnessCommand(input, homeDir);
   for (const dir of spec.dirs) mkdirSync(join(homeDir, dir), { recursive: true });

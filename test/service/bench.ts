@@ -19,7 +19,9 @@ export interface ServiceBench extends Bench {
   events(id: string): EventRecord[];
 }
 
-export function makeServiceBench(options: { maxRunning?: number; closeBudgetMs?: number } = {}): ServiceBench {
+export function makeServiceBench(
+  options: { maxRunning?: number; closeBudgetMs?: number; hostEnv?: NodeJS.ProcessEnv } = {},
+): ServiceBench {
   const bench = makeBench();
   const host = new FakeHost();
   const admission = new Admission({
@@ -34,7 +36,7 @@ export function makeServiceBench(options: { maxRunning?: number; closeBudgetMs?:
       admission,
       engine: {
         extraPath: [FORGE_BIN],
-        hostEnv: { ...process.env, ...GIT_IDENTITY, HARMFLOW_FORGE_DIR: bench.forgeDir },
+        hostEnv: options.hostEnv ?? { ...process.env, ...GIT_IDENTITY, HARMFLOW_FORGE_DIR: bench.forgeDir },
         interruptBudgetMs: 1_000,
       },
       ...(options.closeBudgetMs !== undefined && { closeBudgetMs: options.closeBudgetMs }),
