@@ -16,6 +16,7 @@ import { CODEX_DEFAULT_STREAM_MAX_RETRIES, CodexStream } from './codex-stream.js
 import { describeContext, findContextPath, planSections, readContext, Workspace } from './handoff.js';
 import { hang } from './hang.js';
 import { type Ending, loadScenario, type QuotaVariant, type Scenario, ScenarioError } from './scenario.js';
+import { recordSession, sessionKnown, unknownSession } from './sessions.js';
 import { performStep } from './steps.js';
 import type { AgentStream, FinalEnding } from './stream.js';
 
@@ -117,7 +118,15 @@ async function run(): Promise<void> {
   }
   const { harness, scenario, invocation } = started;
   const cwd = process.cwd();
+  if (invocation.resumeId !== undefined && !sessionKnown(harness, invocation.resumeId, process.env)) {
+    const failure = unknownSession(harness, invocation.resumeId);
+    print(failure.stdout);
+    for (const line of failure.stderr) process.stderr.write(`${line}\n`);
+    process.exitCode = failure.exitCode;
+    return;
+  }
   const stream = createStream(harness, invocation, scenario, cwd);
+  recordSession(harness, stream.sessionId, cwd, process.env);
   const opening = stream.opening();
   for (const line of opening.stderr) process.stderr.write(`${line}\n`);
   print(opening.stdout);

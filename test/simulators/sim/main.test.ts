@@ -149,17 +149,44 @@ describe.concurrent('claude-code endings', () => {
     expect(run.code).toBe(1);
   });
 
-  test('--resume keeps the session id; --model is reported in init', async () => {
-    const id = '3f1d7c9e-2b4a-4c6d-8e0f-1a2b3c4d5e6f';
-    const run = await play(
-      'claude-code',
-      'complete',
-      argvFor('claude-code', 'go on', { resume: id, model: 'claude-opus-4-1' }),
+  test('--resume keeps the id of a session its home holds; --model is reported in init', async () => {
+    const env = { CLAUDE_CONFIG_DIR: join(dir, 'claude-resume') };
+    const scenario = { steps: [{ say: 'hello' }, { end: 'complete' }] };
+    const first = jsonLines(
+      await runSim({ harness: 'claude-code', scenario, dir, cwd: dir, argv: argvFor('claude-code', 'start'), env }),
     );
-    const lines = jsonLines(run);
+    const id = String(first[0]?.session_id);
+    const argv = argvFor('claude-code', 'go on', { resume: id, model: 'claude-opus-4-1' });
+    const lines = jsonLines(await runSim({ harness: 'claude-code', scenario, dir, cwd: dir, argv, env }));
     expectInit(lines[0], 'claude-opus-4-1');
     expect(lines[0]?.session_id).toBe(id);
     expect(lines.at(-1)?.session_id).toBe(id);
+  });
+
+  test('--resume of a session its home does not hold fails as Claude Code 2.1.332 does', async () => {
+    const id = '3f1d7c9e-2b4a-4c6d-8e0f-1a2b3c4d5e6f';
+    const env = { CLAUDE_CONFIG_DIR: join(dir, 'claude-empty') };
+    const argv = argvFor('claude-code', 'go on', { resume: id });
+    const run = await runSim({
+      harness: 'claude-code',
+      scenario: { steps: [{ end: 'complete' }] },
+      dir,
+      cwd: dir,
+      argv,
+      env,
+    });
+    expect(run.code).toBe(1);
+    expect(jsonLines(run)).toEqual([
+      expect.objectContaining({
+        type: 'result',
+        subtype: 'error_during_execution',
+        is_error: true,
+        num_turns: 0,
+        session_id: id,
+        errors: [`No conversation found with session ID: ${id}`],
+      }),
+    ]);
+    expect(run.stderr).toContain(`No conversation found with session ID: ${id}`);
   });
 });
 
@@ -229,12 +256,33 @@ describe.concurrent('codex endings', () => {
     expect(run.code).toBe(101);
   });
 
-  test('resume keeps the thread id', async () => {
-    const id = '01a2266e-646b-7c91-beca-0924b8984b6a';
-    const lines = jsonLines(
-      await play('codex', 'complete', argvFor('codex', 'go on', { resume: id, model: 'gpt-5.5' })),
+  test('resume keeps the id of a thread its home holds', async () => {
+    const env = { CODEX_HOME: join(dir, 'codex-resume') };
+    const scenario = { steps: [{ say: 'hello' }, { end: 'complete' }] };
+    const first = jsonLines(
+      await runSim({ harness: 'codex', scenario, dir, cwd: dir, argv: argvFor('codex', 'start'), env }),
     );
+    const id = String(first[0]?.thread_id);
+    const argv = argvFor('codex', 'go on', { resume: id, model: 'gpt-5.5' });
+    const lines = jsonLines(await runSim({ harness: 'codex', scenario, dir, cwd: dir, argv, env }));
     expect(lines[0]).toEqual({ type: 'thread.started', thread_id: id });
+  });
+
+  test('resume of a thread its home does not hold fails as Codex 0.171.0 does', async () => {
+    const id = '01a2266e-646b-7c91-beca-0924b8984b6a';
+    const env = { CODEX_HOME: join(dir, 'codex-empty') };
+    const argv = argvFor('codex', 'go on', { resume: id });
+    const run = await runSim({
+      harness: 'codex',
+      scenario: { steps: [{ end: 'complete' }] },
+      dir,
+      cwd: dir,
+      argv,
+      env,
+    });
+    expect(run.code).toBe(1);
+    expect(run.lines).toEqual([]);
+    expect(run.stderr).toContain(`no rollout found for thread id ${id}`);
   });
 
   test('garbage lines are the only lines that are not JSON', async () => {
