@@ -197,6 +197,27 @@ describe('Registry', () => {
     expect(second?.type === 'attempt.started' && second.data.handoff).toBe(true);
   });
 
+  it('on stop, kills what ignores SIGINT once the close budget runs out, and leaves the execution open', {
+    timeout: 20_000,
+  }, async () => {
+    bench = makeServiceBench({ closeBudgetMs: 300 });
+    const stubborn = bench.scenario('stubborn', {
+      steps: [{ say: 'busy' }, { end: { hang: { ignoreInterrupt: true, child: true } } }],
+    });
+    // An interrupt budget far beyond the test's timeout: only the close budget can end this stop.
+    const execution = await bench.registry.submit(
+      bench.task({ harness: simulated('claude-code', stubborn), interruptBudget: '10m' }),
+    );
+    await until(() => bench.events(execution.id).some((record) => record.type === 'message'));
+    const pgid = Number(readFileSync(join(bench.home.attemptDir(execution.id, 1), 'pgid'), 'utf8'));
+    await bench.registry.stop();
+    expect(groupAlive(pgid)).toBe(false);
+    expect((await bench.store.getExecution(execution.id))?.state).toBe('running');
+    expect(existsSync(bench.home.endedMarker(execution.id))).toBe(false);
+    const ended = bench.events(execution.id).find((record) => record.type === 'attempt.ended');
+    expect(ended?.type === 'attempt.ended' && [ended.data.outcome, ended.data.signal]).toEqual(['canceled', 'SIGKILL']);
+  });
+
   it('names unknown executions and ended ones in its errors', async () => {
     bench = makeServiceBench();
     await expect(bench.registry.send(MISSING_ID, 'hi')).rejects.toThrow(NotFoundError);
