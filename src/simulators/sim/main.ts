@@ -15,7 +15,7 @@ import { CLAUDE_DEFAULT_MAX_RETRIES, CLAUDE_DEFAULT_MODEL, ClaudeStream } from '
 import { CODEX_DEFAULT_STREAM_MAX_RETRIES, CodexStream } from './codex-stream.js';
 import { describeContext, findContextPath, planSections, readContext, Workspace } from './handoff.js';
 import { hang } from './hang.js';
-import { type Ending, loadScenario, type QuotaVariant, type Scenario, ScenarioError } from './scenario.js';
+import { type Ending, loadScenario, type QuotaVariant, type Scenario, ScenarioError, stepsFor } from './scenario.js';
 import { recordSession, sessionKnown, unknownSession } from './sessions.js';
 import { performStep } from './steps.js';
 import type { AgentStream, FinalEnding } from './stream.js';
@@ -131,6 +131,7 @@ async function run(): Promise<void> {
   for (const line of opening.stderr) process.stderr.write(`${line}\n`);
   print(opening.stdout);
 
+  const played = stepsFor(scenario, invocation.prompt);
   const contextPath = findContextPath(invocation.prompt);
   let workspace: Workspace | undefined;
   if (contextPath !== undefined) {
@@ -143,13 +144,13 @@ async function run(): Promise<void> {
     stream,
     print,
     printRaw,
-    sections: planSections(scenario.steps),
+    sections: planSections(played),
     ...(workspace !== undefined && { workspace }),
   };
 
   let ending: Ending = { kind: 'complete' };
   const counts = { done: 0, skipped: 0 };
-  for (const step of scenario.steps) {
+  for (const step of played) {
     if (scenario.paceMs > 0) await sleep(scenario.paceMs);
     if (step.kind === 'end') {
       ending = step.ending;

@@ -176,18 +176,37 @@ function toStep(step: z.infer<typeof stepObject>): Step {
   return { kind: 'push', remote: step.push?.remote ?? 'origin' };
 }
 
-/** The scenario file as written; `Scenario` is what `loadScenario` returns. */
+const steps = z.array(stepObject.transform(toStep)).min(1);
+
+/**
+ * The scenario file as written; `Scenario` is what `loadScenario` returns. `turns` gives follow-up
+ * turns work of their own: the first entry whose `when` occurs in the prompt is played instead of
+ * `steps` (a follow-up message, or a handoff prompt that carries it).
+ */
 export const ScenarioFile = z.strictObject({
   pace: duration.default(0),
   model: z.string().min(1).optional(),
-  steps: z.array(stepObject.transform(toStep)).min(1),
+  steps,
+  turns: z.array(z.strictObject({ when: z.string().min(1), steps })).optional(),
 });
+
+/** Steps played when the prompt contains `when`. */
+export interface TurnScript {
+  readonly when: string;
+  readonly steps: readonly Step[];
+}
 
 export interface Scenario {
   /** Milliseconds to wait before each step. */
   readonly paceMs: number;
   readonly model?: string;
   readonly steps: readonly Step[];
+  readonly turns: readonly TurnScript[];
+}
+
+/** The steps to play for `prompt`: those of the first turn script whose `when` it contains, else `steps`. */
+export function stepsFor(scenario: Scenario, prompt: string): readonly Step[] {
+  return scenario.turns.find((turn) => prompt.includes(turn.when))?.steps ?? scenario.steps;
 }
 
 /** Validates parsed scenario data; throws ScenarioError naming each problem's place. */
@@ -200,8 +219,8 @@ export function parseScenario(data: unknown, source: string): Scenario {
     });
     throw new ScenarioError(`scenario ${source} is invalid: ${problems.join('; ')}`);
   }
-  const { pace, model, steps } = parsed.data;
-  return { paceMs: pace, steps, ...(model !== undefined && { model }) };
+  const { pace, model, steps: played, turns } = parsed.data;
+  return { paceMs: pace, steps: played, turns: turns ?? [], ...(model !== undefined && { model }) };
 }
 
 /** Reads and validates a scenario file; throws ScenarioError (one line) when it cannot. */

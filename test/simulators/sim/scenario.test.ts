@@ -2,7 +2,7 @@ import { mkdtemp, readdir, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, test } from 'vitest';
-import { loadScenario, parseScenario, ScenarioError } from '../../../src/simulators/sim/scenario.js';
+import { loadScenario, parseScenario, ScenarioError, stepsFor } from '../../../src/simulators/sim/scenario.js';
 import { ROOT } from '../helpers.js';
 
 const parse = (data: unknown) => parseScenario(data, 'test.yaml');
@@ -33,6 +33,25 @@ describe('parseScenario', () => {
       { kind: 'pr', title: 'T', body: '' },
       { kind: 'end', ending: { kind: 'quota', variant: 'usage_limit', resetsInMs: 90_000 } },
     ]);
+  });
+
+  test("turns: a prompt containing `when` plays that turn's steps, any other prompt the main steps", () => {
+    const scenario = parse({
+      steps: [{ say: 'main' }],
+      turns: [
+        { when: 'CHANGELOG', steps: [{ write: { path: 'CHANGELOG.md', content: 'x' } }, { commit: 'Changelog' }] },
+        { when: 'tests', steps: [{ run: 'npm test' }] },
+      ],
+    });
+    expect(stepsFor(scenario, 'Please add a CHANGELOG entry')).toEqual([
+      { kind: 'write', path: 'CHANGELOG.md', content: 'x' },
+      { kind: 'commit', message: 'Changelog' },
+    ]);
+    expect(stepsFor(scenario, 'run the tests again')).toEqual([{ kind: 'run', command: 'npm test' }]);
+    expect(stepsFor(scenario, 'the task')).toEqual([{ kind: 'say', text: 'main' }]);
+    expect(() => parse({ steps: [{ say: 'x' }], turns: [{ when: '', steps: [{ say: 'y' }] }] })).toThrow(
+      /turns\.0\.when/,
+    );
   });
 
   test('endings by name or object', () => {
@@ -87,6 +106,7 @@ describe('loadScenario', () => {
       await expect(loadScenario(join(dir, 'ok.json'))).resolves.toEqual({
         paceMs: 0,
         steps: [{ kind: 'say', text: 'hi' }],
+        turns: [],
       });
       await writeFile(join(dir, 'bad.yaml'), 'steps: [');
       await expect(loadScenario(join(dir, 'bad.yaml'))).rejects.toThrow(/is not valid YAML/);
