@@ -1,7 +1,8 @@
 /**
  * Lays out the demo on disk: a temporary folder holding a small real project (a date library with a
  * test suite) as a git repository on `main`, a bare `origin` it is pushed to, a forge folder for
- * the fake `gh`, and the task file whose chain is claude-code → codex, both played by the simulator.
+ * the fake `gh`, and two task files, all harnesses played by the simulator: act 1's, whose chain is
+ * claude-code → codex, and act 2's (the session service), claude-code alone.
  * Everything lives under one folder the caller may delete.
  */
 import { cpSync, mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
@@ -17,13 +18,20 @@ export const DEMO_SOURCE = fileURLToPath(new URL('../../examples/demo', import.m
 export const DEMO_PROMPT =
   'Make `parseDate` in src/date.js accept ISO week dates (YYYY-Www-D); add tests; open a pull request.';
 
+/** Act 2's task: small, so its turns are about the service, not the work. */
+export const SERVICE_PROMPT =
+  'Add `formatDate(date)` in src/format.js, the inverse of parseDate (YYYY-MM-DD), with a test; run the tests.';
+
 export interface DemoLayout {
   readonly root: string;
   readonly project: string;
   readonly origin: string;
   readonly forgeDir: string;
   readonly home: string;
+  /** Act 1: the quota switch. */
   readonly taskFile: string;
+  /** Act 2: the session service. */
+  readonly serviceTaskFile: string;
 }
 
 const GIT_IDENTITY = {
@@ -50,10 +58,10 @@ export async function setUpDemo(parent: string = tmpdir()): Promise<DemoLayout> 
   await git(project, env, 'remote', 'add', 'origin', origin);
   await git(project, env, 'push', '--quiet', '-u', 'origin', 'main');
 
-  const simulated = (harness: string, model: string) => ({
+  const simulated = (harness: string, model: string, scenario = harness) => ({
     harness,
     model,
-    simulate: join(DEMO_SOURCE, `${harness}.scenario.yaml`),
+    simulate: join(DEMO_SOURCE, `${scenario}.scenario.yaml`),
     passEnv: ['HARMFLOW_FORGE_DIR', ...Object.keys(GIT_IDENTITY)],
   });
   const taskFile = join(root, 'task.yaml');
@@ -70,7 +78,19 @@ export async function setUpDemo(parent: string = tmpdir()): Promise<DemoLayout> 
       timeout: '5m',
     }),
   );
-  return { root, project, origin, forgeDir, home, taskFile };
+  const serviceTaskFile = join(root, 'service-task.yaml');
+  writeFileSync(
+    serviceTaskFile,
+    stringify({
+      name: 'format-dates',
+      repo: './project',
+      baseRef: 'main',
+      prompt: SERVICE_PROMPT,
+      harness: simulated('claude-code', 'claude-sonnet-4-5', 'service'),
+      timeout: '5m',
+    }),
+  );
+  return { root, project, origin, forgeDir, home, taskFile, serviceTaskFile };
 }
 
 /** The git identity and forge folder the demo's simulated harnesses are given. */

@@ -1,9 +1,12 @@
 /**
  * `harmflow demo` — the whole story on a fresh machine, with no API key, no harness CLI and no
- * network: a task whose chain is claude-code → codex, both played by the simulator, runs in a
- * temporary repository. The first harness commits and pushes part of the work, then runs out of
- * quota; the second is given the handoff, does the rest without redoing anything, and the tests
- * pass. The verdict is checked, not assumed: exit code 0 only when every claim of it holds.
+ * network, every harness played by the simulator, in a temporary repository. Act 1: a task whose
+ * chain is claude-code → codex; the first harness commits and pushes part of the work, then runs out
+ * of quota; the second is given the handoff, does the rest without redoing anything, and the tests
+ * pass. Act 2 (demo-service.ts): the session service is killed with SIGKILL in the middle of a turn
+ * and started again; it carries the execution on, the interrupted turn delivered again (marked) and
+ * a follow-up message once. Each act's verdict is checked, not assumed: exit code 0 only when every
+ * claim of both holds.
  */
 import { rmSync } from 'node:fs';
 import type { Command } from 'commander';
@@ -14,6 +17,7 @@ import { runCommand } from '../proc/run.js';
 import { readPulls } from '../simulators/forge/store.js';
 import { FORGE_BIN_DIR } from '../simulators/launch.js';
 import { openHome } from './context-home.js';
+import { runServiceAct, type Verdict } from './demo-service.js';
 import { type DemoLayout, demoEnv, setUpDemo } from './demo-setup.js';
 import { formatRecord } from './timeline.js';
 
@@ -24,14 +28,18 @@ const print = (text = ''): void => {
 export function registerDemo(program: Command): void {
   program
     .command('demo')
-    .description('show the whole story: a quota switch from claude-code to codex, both simulated')
+    .description(
+      'show the whole story, every harness simulated: a quota switch from claude-code to codex, then the service surviving kill -9',
+    )
     .option('--clean', 'delete the temporary folder afterwards')
     .action(async (options: { clean?: boolean }) => {
       const layout = await setUpDemo();
       print('HarmFlow demo');
-      print('Both harnesses below are PLAYED BY THE SIMULATOR `sim`: no API key, no harness CLI, no network.');
+      print('Every harness below is PLAYED BY THE SIMULATOR `sim`: no API key, no harness CLI, no network.');
       print("The simulator prints each CLI's real output format, so HarmFlow's real claude-code and codex");
       print('adapters parse and classify it, and it really edits, tests, commits, pushes and opens the PR.');
+      print();
+      print('Act 1 — claude-code runs out of quota; codex carries the same execution on from the handoff');
       print();
       print(`repository  ${layout.project}  (a small date library with a test suite)`);
       print(`origin      ${layout.origin}`);
@@ -53,21 +61,24 @@ export function registerDemo(program: Command): void {
       } finally {
         await store.close();
       }
-      const verdict = await checkVerdict(result, layout);
+      const quota = await checkVerdict(result, layout);
       print();
       print(`context.json  ${result.contextFile}`);
       print(`look again    HARMFLOW_HOME=${layout.home} npx harmflow events ${result.id}`);
       print(`              HARMFLOW_HOME=${layout.home} npx harmflow context ${result.id}`);
       print();
-      print(`${verdict.ok ? 'PASS' : 'FAIL'}: ${verdict.text}`);
+      print('Act 2 — the session service: kill -9 in the middle of a turn, start it again, nothing lost or done twice');
+      print('`harmflow serve` runs as a child process on the same state directory; the task is played by the');
+      print('simulator as claude-code; the follow-up resumes the same harness session.');
+      print();
+      print(`task        ${layout.serviceTaskFile}  (claude-code; a turn takes about 3 s)`);
+      const service = await runServiceAct(layout, print);
+      print();
+      const ok = quota.ok && service.ok;
+      print(`${ok ? 'PASS' : 'FAIL'}: act 1: ${quota.text} Act 2: ${service.text}`);
       if (options.clean) rmSync(layout.root, { recursive: true, force: true });
-      process.exitCode = verdict.ok ? EXIT.ok : EXIT.executionFailed;
+      process.exitCode = ok ? EXIT.ok : EXIT.executionFailed;
     });
-}
-
-interface Verdict {
-  readonly ok: boolean;
-  readonly text: string;
 }
 
 /** Checks every claim of the demo's story against the workspace, the remote and the forge. */

@@ -1,11 +1,18 @@
 /**
  * Formats event records for people: one line per record, the attempt and harness named, switches
- * set apart by a rule. Pure; the `events` and `run` commands print what it returns.
+ * set apart by a rule. Pure; the `events`, `run` and `demo` commands print what it returns.
  */
-import type { EventRecord } from '../events/schema.js';
+import type { EventData, EventRecord } from '../events/schema.js';
 import { describeOperation } from '../execution/handoff.js';
 
 const WIDTH = 100;
+
+/** How a turn reached the harness, in words (the record's `delivery`). */
+const DELIVERY: Record<EventData<'turn.started'>['delivery'], string> = {
+  first: 'first delivery',
+  handoff: 'handed on after a switch',
+  redelivered: 'delivered again after a restart',
+};
 
 /** One record as a line (or, for a switch, a few lines); undefined for records not worth a line. */
 export function formatRecord(record: EventRecord): string | undefined {
@@ -24,6 +31,18 @@ function describe(record: EventRecord): string | undefined {
   switch (record.type) {
     case 'execution.started':
       return `task ${record.data.task} on ${record.data.branch}; chain ${record.data.chain.join(' → ')}; deadline ${record.data.deadline}`;
+    case 'execution.resumed':
+      return `carried on after a restart${record.data.openAttempt !== undefined ? `; attempt ${record.data.openAttempt} was left open` : ''}`;
+    case 'message.queued':
+      return `${record.data.turn} queued (${record.data.queued} waiting): ${record.data.text}`;
+    case 'turn.started':
+      return `${record.data.turn} (${DELIVERY[record.data.delivery]}${record.data.resumedSession ? `, resumes session ${record.data.resumedSession.slice(0, 8)}` : ''}): ${record.data.text}`;
+    case 'turn.redelivered':
+      return `${record.data.turn}: ${record.data.reason}`;
+    case 'turn.ended':
+      return `${record.data.turn} ${record.data.outcome} after ${(record.data.durationMs / 1000).toFixed(1)}s`;
+    case 'cancel.requested':
+      return `interrupt budget ${record.data.budgetMs / 1000}s`;
     case 'attempt.started':
       return `${record.data.command}${record.data.model ? ` (${record.data.model})` : ''}${record.data.handoff ? ', given the handoff' : ''}; ${Math.round(record.data.timeLeftMs / 1000)}s left`;
     case 'session.started':

@@ -156,18 +156,3 @@ describe('run and the record commands', () => {
     expect(run.stdout).toMatch(/: failed\n/);
   });
 });
-
-describe('demo', () => {
-  it('shows the whole story and its checked verdict', () => {
-    const { code, stdout } = harmflow(['demo', '--clean'], { HARMFLOW_HOME: join(bench.dir, 'unused') });
-    expect(code).toBe(EXIT.ok);
-    expect(stdout).toContain('PLAYED BY THE SIMULATOR');
-    expect(stdout).toMatch(/SWITCH claude-code → codex \(quota_exhausted/);
-    expect(stdout).toMatch(/Already done: commit "Parse ISO week dates in parseDate"/);
-    expect(stdout).toMatch(/context\.json {2}\S+context\.json/);
-    expect(stdout).toMatch(
-      /^PASS: one execution \(\w+\), 2 attempts: .* 2 commits each made once, branch pushed, 1 pull request, tests pass \(6 passed\)\.$/m,
-    );
-    expect(existsSync(join(bench.dir, 'unused'))).toBe(false);
-  }, 60_000);
-});

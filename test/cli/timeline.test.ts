@@ -1,0 +1,87 @@
+/**
+ * The timeline's lines for the session service's records: each turn's delivery, the queue, the
+ * restart and a cancel read as one line in the timeline's columns.
+ */
+import { describe, expect, it } from 'vitest';
+import { formatRecord } from '../../src/cli/timeline.js';
+import type { EventData, EventRecord, EventType } from '../../src/events/schema.js';
+
+function record<T extends EventType>(type: T, data: EventData<T>, attempt?: number): EventRecord {
+  return {
+    ts: '2026-03-01T12:34:56.789Z',
+    execution: '01m8kskfjw0wm52qqt0d1rjh58',
+    source: 'executor',
+    type,
+    data,
+    ...(attempt !== undefined && { attempt, harness: 'claude-code' }),
+  } as EventRecord;
+}
+
+describe('formatRecord for the service records', () => {
+  const cases: [string, EventRecord, string][] = [
+    [
+      'a queued message',
+      record('message.queued', { turn: 't2', text: 'also update the changelog', queued: 1 }),
+      '12:34:56.789  execution        message.queued      t2 queued (1 waiting): also update the changelog',
+    ],
+    [
+      'a first delivery',
+      record('turn.started', { turn: 't1', text: 'Add formatDate.', delivery: 'first' }, 1),
+      '12:34:56.789  #1 claude-code   turn.started        t1 (first delivery): Add formatDate.',
+    ],
+    [
+      'a follow-up in the resumed session',
+      record(
+        'turn.started',
+        {
+          turn: 't2',
+          text: 'Run the tests.',
+          delivery: 'first',
+          resumedSession: '9858e5f0-9069-43b8-bd54-4cb3523a73f4',
+        },
+        2,
+      ),
+      '12:34:56.789  #2 claude-code   turn.started        t2 (first delivery, resumes session 9858e5f0): Run the tests.',
+    ],
+    [
+      'a turn handed on after a switch',
+      record('turn.started', { turn: 't1', text: 'Add formatDate.', delivery: 'handoff' }, 2),
+      '12:34:56.789  #2 claude-code   turn.started        t1 (handed on after a switch): Add formatDate.',
+    ],
+    [
+      'a redelivery',
+      record('turn.started', { turn: 't1', text: 'Add formatDate.', delivery: 'redelivered' }, 2),
+      '12:34:56.789  #2 claude-code   turn.started        t1 (delivered again after a restart): Add formatDate.',
+    ],
+    [
+      'the redelivery marker',
+      record('turn.redelivered', { turn: 't1', reason: 'HarmFlow restarted while this turn ran' }, 2),
+      '12:34:56.789  #2 claude-code   turn.redelivered    t1: HarmFlow restarted while this turn ran',
+    ],
+    [
+      'a turn that ended',
+      record('turn.ended', { turn: 't2', outcome: 'completed', durationMs: 3125 }, 2),
+      '12:34:56.789  #2 claude-code   turn.ended          t2 completed after 3.1s',
+    ],
+    [
+      'a restart with an attempt left open',
+      record('execution.resumed', { reason: 'restart', openAttempt: 1 }),
+      '12:34:56.789  execution        execution.resumed   carried on after a restart; attempt 1 was left open',
+    ],
+    [
+      'a restart between attempts',
+      record('execution.resumed', { reason: 'restart' }),
+      '12:34:56.789  execution        execution.resumed   carried on after a restart',
+    ],
+    [
+      'a cancel',
+      record('cancel.requested', { budgetMs: 2000 }),
+      '12:34:56.789  execution        cancel.requested    interrupt budget 2s',
+    ],
+  ];
+  for (const [what, input, line] of cases) {
+    it(`prints ${what}`, () => {
+      expect(formatRecord(input)).toBe(line);
+    });
+  }
+});
