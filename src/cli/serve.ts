@@ -87,7 +87,8 @@ export function registerServe(program: Command): void {
       // built once the server listens; requests wait for it.
       let app: ReturnType<typeof createApp> | undefined;
       const server = serve({
-        fetch: (request) => (app ? app.fetch(request) : new Response('starting', { status: 503 })),
+        // `env` carries the Node response, which the event stream writes to directly (sse/body.ts).
+        fetch: (request, env) => (app ? app.fetch(request, env) : new Response('starting', { status: 503 })),
         hostname: HOST,
         port,
       });

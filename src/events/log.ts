@@ -7,10 +7,11 @@ import { closeSync, mkdirSync, openSync, writeSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { EXIT, HarmflowError } from '../core/errors.js';
 import { EventPayloads, type EventRecord, parseEventRecord } from './schema.js';
+import { notifyAppended } from './tail.js';
 
-export type { InvalidLineHandler } from './decode.js';
+export { type InvalidLineHandler, LOG_START, type LogPosition, type RecordBatch } from './decode.js';
 export { type ReadOptions, readEvents } from './read.js';
-export { type FollowOptions, followEvents, TAIL_POLL_MS } from './tail.js';
+export { type FollowOptions, followBatches, followEvents, TAIL_POLL_MS } from './tail.js';
 
 type DraftOf<R> = R extends unknown
   ? Omit<R, 'ts' | 'execution'> & { readonly ts?: string; readonly execution?: string }
@@ -25,7 +26,9 @@ export type EventDraft = DraftOf<EventRecord>;
 /**
  * EventLog appends records to one execution's `events.jsonl`. Each `append` is one `write(2)` of the
  * whole line on a descriptor opened with `O_APPEND`, so lines from several writers (the engine, gates
- * in other processes) never interleave on a local filesystem. The opener owns it and closes it.
+ * in other processes) never interleave on a local filesystem. Right after the write it wakes this
+ * process's followers of the file (tail.ts `notifyAppended`), so the daemon's live streams need not
+ * wait for `fs.watch`. The opener owns it and closes it.
  */
 export interface EventLog {
   readonly path: string;
@@ -95,6 +98,7 @@ class FileEventLog implements EventLog {
       throw new InvalidEventError(`event record ${draft.type} does not match its schema: ${explain(line, draft.type)}`);
     }
     writeWhole(this.#fd, Buffer.from(`${line}\n`));
+    notifyAppended(this.path);
     return record;
   }
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { RecordDecoder } from '../../src/events/decode.js';
+import { LOG_START, RecordDecoder } from '../../src/events/decode.js';
 import type { EventRecord } from '../../src/events/schema.js';
 
 const record = (text: string): EventRecord => ({
@@ -29,5 +29,25 @@ describe('RecordDecoder', () => {
       out.push(...decoder.push(reused));
     }
     expect(out).toStrictEqual([record('b'), record('c')]);
+  });
+
+  it('says where its complete lines end and how many records they hold, garbage and skipped ones included', () => {
+    const a = `${JSON.stringify(record('a'))}\n`;
+    const b = `${JSON.stringify(record('b'))}\n`;
+    const decoder = new RecordDecoder(1);
+    expect(decoder.position).toEqual(LOG_START);
+    expect(decoder.push(Buffer.from(`${a}garbage\n${b.slice(0, 10)}`))).toStrictEqual([]);
+    // `a` counts though skipped; the garbage line takes bytes but no position; the torn `b` neither.
+    expect(decoder.position).toEqual({ bytes: Buffer.byteLength(`${a}garbage\n`), records: 1 });
+    expect(decoder.push(Buffer.from(b.slice(10)))).toStrictEqual([record('b')]);
+    expect(decoder.position).toEqual({ bytes: Buffer.byteLength(`${a}garbage\n${b}`), records: 2 });
+  });
+
+  it('decodes from a known position without the bytes before it, numbering on from there', () => {
+    const c = `${JSON.stringify(record('c'))}\n`;
+    // Records 0..9 are before byte 1000; `from: 11` skips up to and including `c` (record 10).
+    const decoder = new RecordDecoder(11, undefined, { bytes: 1000, records: 10 });
+    expect(decoder.push(Buffer.from(c + c))).toStrictEqual([record('c')]);
+    expect(decoder.position).toEqual({ bytes: 1000 + 2 * Buffer.byteLength(c), records: 12 });
   });
 });

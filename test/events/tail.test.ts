@@ -2,7 +2,7 @@ import { appendFileSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { followEvents, openEventLog } from '../../src/events/log.js';
+import { followBatches, followEvents, openEventLog } from '../../src/events/log.js';
 import type { EventRecord } from '../../src/events/schema.js';
 
 const EXECUTION = '01jf3k9x7q2m4n6p8r0s2t4v6w';
@@ -62,14 +62,16 @@ describe('followEvents', () => {
     log.append(record('one'));
     log.append(record('two'));
     const controller = new AbortController();
-    // Polling is out of the picture (one poll a minute): only fs.watch can deliver in time.
+    // Polling is out of the picture (one poll a minute), and the appends below are another writer's
+    // (not this process's `openEventLog`, which would wake the follower itself): only fs.watch can
+    // deliver in time.
     const follower = followEvents(file, { signal: controller.signal, pollMs: 60_000 });
     expect(texts(await take(follower, 2, 1000))).toEqual(['one', 'two']);
 
     const third = follower.next();
     expect(await stillPending(third, 50)).toBe(true);
-    log.append(record('three'));
-    log.append(record('four'));
+    appendFileSync(file, line('three'));
+    appendFileSync(file, line('four'));
     expect(texts([(await within(third, 1000, 'three')).value as EventRecord])).toEqual(['three']);
     expect(texts(await take(follower, 1, 1000))).toEqual(['four']);
 
@@ -154,5 +156,46 @@ describe('followEvents', () => {
     log.close();
     const follower = followEvents(file, { signal: AbortSignal.abort() });
     expect(await within(follower.next(), 1000, 'end')).toEqual({ done: true, value: undefined });
+  });
+
+  it('wakes at once on an append by this process, with neither a watcher nor a poll to tell it', {
+    timeout: 5000,
+  }, async () => {
+    const file = newFile();
+    const controller = new AbortController();
+    // The log does not exist yet, so nothing watches it, and the next poll is a minute away.
+    const follower = followEvents(file, { signal: controller.signal, pollMs: 60_000 });
+    const first = follower.next();
+    expect(await stillPending(first, 50)).toBe(true);
+    const log = openEventLog(file, { execution: EXECUTION });
+    log.append(record('told'));
+    expect(texts([(await within(first, 1000, 'told')).value as EventRecord])).toEqual(['told']);
+    controller.abort();
+    expect((await within(follower.next(), 1000, 'end')).done).toBe(true);
+    log.close();
+  });
+});
+
+describe('followBatches', () => {
+  it('starts at a known position without reading before it, and says where each read ends', {
+    timeout: 5000,
+  }, async () => {
+    const file = newFile();
+    mkdirSync(join(file, '..'), { recursive: true });
+    // Garbage where the history would be: a follower that read it would number the records after it
+    // from 0, as garbage takes no position.
+    const history = 'x'.repeat(99);
+    appendFileSync(file, `${history}\n${line('a')}`);
+    const at = { bytes: history.length + 1, records: 41 };
+    const controller = new AbortController();
+    const batches = followBatches(file, { at, signal: controller.signal, pollMs: 60_000 });
+    const first = await within(batches.next(), 1000, 'the first batch');
+    expect(first.value).toEqual({ records: [record('a')], end: { bytes: at.bytes + line('a').length, records: 42 } });
+    appendFileSync(file, line('b') + line('c'));
+    const next = await within(batches.next(), 1000, 'the appended batch');
+    expect(texts(next.value?.records ?? [])).toEqual(['b', 'c']);
+    expect(next.value?.end).toEqual({ bytes: at.bytes + 3 * line('a').length, records: 44 });
+    controller.abort();
+    expect((await within(batches.next(), 1000, 'end')).done).toBe(true);
   });
 });

@@ -1,26 +1,30 @@
-import { appendFileSync, mkdtempSync, rmSync } from 'node:fs';
+import { appendFileSync, closeSync, mkdirSync, mkdtempSync, openSync, readFileSync, rmSync, writeSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { Hono } from 'hono';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { type HomePaths, harmflowHome } from '../../src/core/home.js';
 import { newExecutionId } from '../../src/core/ids.js';
 import type { ExecutionState } from '../../src/core/outcome.js';
-import { type EventLog, openEventLog, readEvents } from '../../src/events/log.js';
+import { type EventLog, LOG_START, openEventLog, readEvents } from '../../src/events/log.js';
+import { notifyAppended } from '../../src/events/tail.js';
 import { eventsRoute } from '../../src/server/routes/events.js';
-import type { ExecutionRecord } from '../../src/store/store.js';
+import { type FeedItem, Feeds } from '../../src/server/sse/feed.js';
+import { Outbox, type Sink } from '../../src/server/sse/outbox.js';
+import type { ExecutionRecord, Store } from '../../src/store/store.js';
 import { listen, type SseFrame, sseFrames } from './sse-client.js';
 
 let dir: string;
 let home: HomePaths;
 let executions: Map<string, ExecutionRecord>;
+let store: Pick<Store, 'getExecution'>;
 let server: { url: string; close: () => Promise<void> };
 
 beforeEach(async () => {
   dir = mkdtempSync(join(tmpdir(), 'harmflow-events-'));
   home = harmflowHome(dir);
   executions = new Map();
-  const store = { getExecution: async (id: string) => executions.get(id) };
+  store = { getExecution: async (id: string) => executions.get(id) };
   server = await listen(new Hono().route('/', eventsRoute({ home, store, heartbeatMs: 100 })));
 });
 
@@ -88,6 +92,24 @@ describe('GET /api/executions/:id/events', () => {
       ['1', 'a'],
       ['2', 'b'],
       ['3', 'END'],
+    ]);
+  });
+
+  it('replays a reopened execution past its first execution.ended, to its last', { timeout: 5000 }, async () => {
+    const { id, log } = execution('succeeded');
+    warn(log, 'a');
+    end(log);
+    log.append({ source: 'executor', type: 'execution.reopened', data: { deadline: '2026-01-01T00:00:00.000Z' } });
+    warn(log, 'b');
+    end(log);
+    log.close();
+    const frames = await readAll(await open(id));
+    expect(messages(frames)).toEqual([
+      ['1', 'a'],
+      ['2', 'END'],
+      ['3', 'END'],
+      ['4', 'b'],
+      ['5', 'END'],
     ]);
   });
 
@@ -244,5 +266,259 @@ describe('GET /api/executions/:id/events', () => {
     const unknown = await open(newExecutionId());
     expect(unknown.status).toBe(404);
     expect(await unknown.json()).toMatchObject({ error: { name: 'NotFoundError' } });
+  });
+
+  it('ends the streams of a feed whose follower fails; they resume on a fresh feed', { timeout: 5000 }, async () => {
+    const id = newExecutionId();
+    setState(id, 'running'); // its log does not exist yet
+    const path = home.eventsFile(id);
+    const frames = sseFrames(await open(id));
+    expect((await frames.next()).value).toMatchObject({ event: 'connected' });
+    // Two heartbeats (100 ms apart): the replay of the missing log (one failed open) is long done, and
+    // the feed it started waits for the log.
+    expect((await frames.next()).value).toEqual({ comment: 'heartbeat' });
+    expect((await frames.next()).value).toEqual({ comment: 'heartbeat' });
+    mkdirSync(path, { recursive: true }); // a directory where the log should be: the follower's read fails
+    notifyAppended(path); // wakes the follower now rather than at its next poll
+    const rest: SseFrame[] = [];
+    for await (const frame of frames) rest.push(frame); // ends cleanly: a failed replay would throw here
+    expect(rest.every((frame) => frame.comment === 'heartbeat')).toBe(true);
+
+    rmSync(path, { recursive: true });
+    const log = openEventLog(path, { execution: id });
+    warn(log, 'a');
+    const again = sseFrames(await open(id, '', { 'Last-Event-ID': '0' }));
+    expect((await again.next()).value).toMatchObject({ event: 'connected' });
+    expect(messages([(await again.next()).value as SseFrame])).toEqual([['1', 'a']]);
+    warn(log, 'b'); // only a working feed delivers it: the failed one was dropped
+    let next = (await again.next()).value as SseFrame;
+    while (next.comment !== undefined) next = (await again.next()).value as SseFrame;
+    expect(messages([next])).toEqual([['2', 'b']]);
+    end(log);
+    log.close();
+    for await (const _ of again); // ends
+  });
+
+  it('resumes a client from where the live feed is, reading only the log after it', { timeout: 5000 }, async () => {
+    const { id, log } = execution('running');
+    warn(log, 'a');
+    warn(log, 'b');
+    const first = sseFrames(await open(id));
+    expect((await first.next()).value).toMatchObject({ event: 'connected' });
+    expect(messages([(await first.next()).value as SseFrame, (await first.next()).value as SseFrame])).toEqual([
+      ['1', 'a'],
+      ['2', 'b'],
+    ]);
+    // A heartbeat: the first client's replay has ended, and started the feed after `b`.
+    expect((await first.next()).value).toEqual({ comment: 'heartbeat' });
+    warn(log, 'c');
+    let next = (await first.next()).value as SseFrame;
+    while (next.comment !== undefined) next = (await first.next()).value as SseFrame;
+    expect(messages([next])).toEqual([['3', 'c']]);
+    // Blank out `a` and `b` on disk: a client that read them now would number `c` 1, not 3.
+    const prefix = readFileSync(log.path, 'utf8').split('\n').slice(0, 2).join('\n').length;
+    const file = openSync(log.path, 'r+');
+    writeSync(file, `${' '.repeat(prefix)}\n`, 0);
+    closeSync(file);
+    const resumed = sseFrames(await open(id, '', { 'Last-Event-ID': '2' }));
+    expect((await resumed.next()).value).toMatchObject({ event: 'connected' });
+    expect(messages([(await resumed.next()).value as SseFrame])).toEqual([['3', 'c']]);
+    end(log);
+    log.close();
+    const rest: SseFrame[] = [];
+    for await (const frame of resumed) if (frame.comment === undefined) rest.push(frame);
+    expect(messages(rest)).toEqual([['4', 'END']]);
+    for await (const _ of first); // ends
+  });
+
+  it('serves the same stream as a web ReadableStream where there is no Node response (app.request)', {
+    timeout: 5000,
+  }, async () => {
+    const app = new Hono().route('/', eventsRoute({ home, store, heartbeatMs: 100 }));
+    const { id, log } = execution('running');
+    warn(log, 'before');
+    const response = await app.request(`/api/executions/${id}/events`);
+    expect(response.headers.get('content-type')).toBe('text/event-stream');
+    const frames = sseFrames(response);
+    expect((await frames.next()).value).toMatchObject({ event: 'connected' });
+    expect(messages([(await frames.next()).value as SseFrame])).toEqual([['1', 'before']]);
+    warn(log, 'live');
+    let next = (await frames.next()).value as SseFrame;
+    while (next.comment !== undefined) next = (await frames.next()).value as SseFrame;
+    expect(messages([next])).toEqual([['2', 'live']]);
+    end(log);
+    log.close();
+    const rest: SseFrame[] = [];
+    for await (const frame of frames) if (frame.comment === undefined) rest.push(frame);
+    expect(messages(rest)).toEqual([['3', 'END']]);
+  });
+});
+
+describe('Feeds', () => {
+  /** A line of `events.jsonl` that is a record (a warning saying `message`). */
+  const recordLine = (message: string) =>
+    `${JSON.stringify({ ts: new Date().toISOString(), execution: 'e', source: 'gate', type: 'warning', data: { message } })}\n`;
+
+  /** A listener that collects what it is handed; `next()` resolves with the next batch. */
+  function collector() {
+    const batches: (readonly FeedItem[])[] = [];
+    const failures: unknown[] = [];
+    let wake: (() => void) | undefined;
+    return {
+      batches,
+      failures,
+      listener: {
+        items: (items: readonly FeedItem[]) => {
+          batches.push(items);
+          wake?.();
+        },
+        failed: (error: unknown) => {
+          failures.push(error);
+          wake?.();
+        },
+      },
+      next: () =>
+        new Promise<void>((resolve) => {
+          wake = resolve;
+        }),
+    };
+  }
+
+  it('starts its follower where the first client replay ended, numbering on from there without reading back', {
+    timeout: 5000,
+  }, async () => {
+    const path = join(dir, 'started', 'events.jsonl');
+    mkdirSync(dirname(path));
+    // Not records: a follower that read them would number the next record 1, not 8.
+    const history = `${'x'.repeat(99)}\n`;
+    appendFileSync(path, history);
+    const at = { bytes: history.length, records: 7 };
+    const feeds = new Feeds();
+    const first = collector();
+    const a = feeds.listen(path, first.listener);
+    const b = feeds.listen(path, collector().listener);
+    expect(feeds.resumeAt(path, 7)).toEqual(LOG_START); // not started: it knows no position yet
+    expect(a.start(at)).toEqual(at);
+    expect(b.start(LOG_START)).toEqual(at); // already started: a later client learns where
+    const handed = first.next();
+    appendFileSync(path, recordLine('live'));
+    await handed;
+    expect(first.batches.flat().map((item) => [item.id, item.record.type])).toEqual([[8, 'warning']]);
+    const after = { bytes: history.length + recordLine('live').length, records: 8 };
+    expect(feeds.resumeAt(path, 9)).toEqual(after);
+    expect(feeds.resumeAt(path, 7)).toEqual(at);
+    expect(feeds.resumeAt(path, 6)).toEqual(LOG_START);
+    a.close();
+    b.close();
+    expect(feeds.resumeAt(path, 9)).toEqual(LOG_START); // the last close stopped and dropped it
+  });
+
+  it('tells every listener when its follower fails, and drops the feed so the next one starts afresh', {
+    timeout: 5000,
+  }, async () => {
+    const path = join(dir, 'failing', 'events.jsonl');
+    mkdirSync(path, { recursive: true }); // a directory where the log should be: reading it fails
+    const feeds = new Feeds();
+    const first = collector();
+    const second = collector();
+    const a = feeds.listen(path, first.listener);
+    feeds.listen(path, second.listener);
+    const told = Promise.all([first.next(), second.next()]);
+    a.start(LOG_START);
+    await told;
+    expect(first.failures).toHaveLength(1);
+    expect((first.failures[0] as NodeJS.ErrnoException).code).toBe('EISDIR');
+    expect(second.failures).toEqual(first.failures);
+
+    rmSync(path, { recursive: true });
+    appendFileSync(path, recordLine('a'));
+    const at = { bytes: recordLine('a').length, records: 1 };
+    // The failed feed is gone, so this listener gets a new one, started where it says.
+    expect(feeds.listen(path, collector().listener).start(at)).toEqual(at);
+    expect(feeds.resumeAt(path, 1)).toEqual(at);
+  });
+});
+
+describe('Outbox', () => {
+  const text = (value: string) => new TextEncoder().encode(value);
+  const turn = () => new Promise((resolve) => setImmediate(resolve));
+
+  /** A sink that keeps what it is given as text, and wants no more while `busy`. */
+  function fakeSink() {
+    const fake = { writes: [] as string[], busy: false, ended: false, failed: undefined as unknown };
+    const sink: Sink = {
+      write: (chunk) => {
+        fake.writes.push(new TextDecoder().decode(chunk));
+        return !fake.busy;
+      },
+      end: () => {
+        fake.ended = true;
+      },
+      fail: (error) => {
+        fake.failed = error;
+      },
+    };
+    return { fake, sink };
+  }
+
+  it('writes what one turn pushed as one chunk, and what came while the sink was busy as the next', async () => {
+    const { fake, sink } = fakeSink();
+    const outbox = new Outbox(() => {});
+    outbox.push(text('a')); // before the sink: kept
+    outbox.attach(sink, true);
+    expect(fake.writes).toEqual(['a']);
+    outbox.push(text('b'));
+    outbox.push(text('c'));
+    expect(fake.writes).toEqual(['a']); // at the end of the turn
+    await turn();
+    expect(fake.writes).toEqual(['a', 'bc']);
+    fake.busy = true;
+    outbox.push(text('d'));
+    await turn();
+    expect(fake.writes).toEqual(['a', 'bc', 'd']); // taken, but the sink now wants no more
+    outbox.push(text('e'));
+    outbox.push(text('f'));
+    let drained = false;
+    void outbox.drained().then(() => {
+      drained = true;
+    });
+    await turn();
+    expect(fake.writes).toEqual(['a', 'bc', 'd']);
+    expect(drained).toBe(false);
+    outbox.ready(); // the socket drained
+    expect(fake.writes).toEqual(['a', 'bc', 'd', 'ef']);
+    await turn();
+    expect(drained).toBe(true);
+  });
+
+  it('ends after what is pending, and stops for good when the client goes away', async () => {
+    const { fake, sink } = fakeSink();
+    let gone = 0;
+    const outbox = new Outbox(() => {
+      gone += 1;
+    });
+    outbox.attach(sink, false); // waits for its first `ready`
+    outbox.push(text('x'.repeat(200 * 1024)));
+    outbox.push(text('y'.repeat(100 * 1024)));
+    expect(outbox.full).toBe(true);
+    outbox.end();
+    outbox.push(text('dropped'));
+    expect(fake.ended).toBe(false);
+    outbox.ready();
+    expect(fake.writes.map((chunk) => chunk.length)).toEqual([300 * 1024]);
+    expect(fake.ended).toBe(true);
+    expect(outbox.full).toBe(false);
+
+    const other = fakeSink();
+    const closed = new Outbox(() => {
+      gone += 1;
+    });
+    closed.attach(other.sink, true);
+    closed.gone();
+    closed.gone();
+    closed.push(text('late'));
+    closed.ready();
+    expect(gone).toBe(1);
+    expect(other.fake.writes).toEqual([]);
   });
 });

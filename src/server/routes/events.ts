@@ -1,15 +1,16 @@
 /** `GET /api/executions/:id/events`: an execution's event log as server-sent events. */
+import { RESPONSE_ALREADY_SENT } from '@hono/node-server/utils/response';
 import { Hono } from 'hono';
-import { streamSSE } from 'hono/streaming';
 import { z } from 'zod';
 import type { HomePaths } from '../../core/home.js';
 import { isExecutionId } from '../../core/ids.js';
 import { FINAL_STATES } from '../../core/outcome.js';
-import type { EventRecord } from '../../events/schema.js';
 import type { Store } from '../../store/store.js';
-import { type FeedItem, Feeds } from '../sse/feed.js';
-import { Outbox } from '../sse/outbox.js';
-import { replayEvents } from '../sse/replay.js';
+import { nodeResponse, readableOf, writeToResponse } from '../sse/body.js';
+import { Feeds } from '../sse/feed.js';
+import { streamEvents } from '../sse/stream.js';
+
+export { MAX_RECORD_BYTES } from '../sse/stream.js';
 
 /**
  * 15 s between heartbeat comments. Proxies and load balancers close a response that stays silent for
@@ -18,14 +19,6 @@ import { replayEvents } from '../sse/replay.js';
  * 15-byte write per client.
  */
 export const HEARTBEAT_MS = 15_000;
-
-/**
- * 1 MiB: the largest record sent. Producers keep records small (tool output is clipped to 4000
- * characters, harnesses/lines.ts), so a bigger one is a damaged or foreign line; sent, it would sit
- * whole in every subscriber's outbox and in every browser's EventSource buffer, one copy per client.
- * It is skipped but keeps its position, so `id:` and `from` still count it (the log numbers it).
- */
-export const MAX_RECORD_BYTES = 1024 * 1024;
 
 /** What the route reads: the state directory (for `events.jsonl`) and the store (does it exist, has it ended). */
 export interface EventsRouteOptions {
@@ -52,14 +45,16 @@ const Position = z
  * heartbeat comment every `heartbeatMs`. It ends after the `execution.ended` record is sent. An
  * execution that had ended when the client connected is replayed from disk and the stream ends at the
  * end of the file; for a live one the client first listens to the execution's shared feed (one
- * `followEvents` per execution, sse/feed.ts), then replays from disk, then gets the feed, each record
- * once by id. A live client more than the outbox's high water behind is ended; it resumes from disk with
- * Last-Event-ID. Lines that are not records are skipped and take no position (the log's numbering);
- * records over `MAX_RECORD_BYTES` are skipped and keep theirs.
+ * follower per execution, sse/feed.ts), then replays from disk, then gets the feed, each record once
+ * by id (sse/stream.ts). A live client more than the outbox's high water behind is ended, and so are a
+ * feed's clients when its follower fails; they resume from disk with Last-Event-ID. Lines that are not
+ * records are skipped and take no position (the log's numbering); records over `MAX_RECORD_BYTES` are
+ * skipped and keep theirs.
  *
  * Errors (JSON `{error:{name,message}}`): a malformed id or position → 400 `UsageError`; an execution
  * the store does not know → 404 `NotFoundError`. Each client owns its replay, heartbeat, outbox and feed
- * listener; all are released by an idempotent `stop()` when the client goes away or the stream ends.
+ * listener; all are released when the client goes away or the stream ends. Appends by this process
+ * (`openEventLog`) reach the feeds at once; other processes' through `fs.watch` (events/tail.ts).
  */
 export function eventsRoute(options: EventsRouteOptions): Hono {
   const heartbeatMs = options.heartbeatMs ?? HEARTBEAT_MS;
@@ -86,91 +81,30 @@ export function eventsRoute(options: EventsRouteOptions): Hono {
     // The engine appends `execution.ended` before it records the final state, so a final state here
     // means the file is complete: read it to its end instead of following it.
     const ended = FINAL_STATES.has(execution.state);
-    c.header('X-Accel-Buffering', 'no'); // nginx would otherwise buffer the stream.
-    return streamSSE(c, async (stream) => {
-      const controller = new AbortController();
-      let heartbeat: NodeJS.Timeout | undefined;
-      const stop = (): void => {
-        if (heartbeat !== undefined) clearInterval(heartbeat);
-        heartbeat = undefined;
-        controller.abort();
-      };
-      stream.onAbort(stop);
-      c.req.raw.signal.addEventListener('abort', stop, { once: true });
-      const outbox = new Outbox((chunk) => stream.write(chunk));
-      try {
-        outbox.push(`event: connected\ndata: ${JSON.stringify({ execution: id, from })}\n\n`);
-        heartbeat = setInterval(() => outbox.push(': heartbeat\n\n'), heartbeatMs);
-        const { signal } = controller;
-        let sent = from; // the id of the last record handled: sent, or skipped for its size
-        let finished = false;
-        const send = (item: FeedItem): void => {
-          if (finished || item.id <= sent) return; // the disk replay already had it
-          sent = item.id;
-          const frame = frameOf(item);
-          if (frame !== undefined) outbox.push(frame);
-          if (item.record.type === 'execution.ended') finished = true;
-        };
-        // Listen before replaying, so a record appended during the replay is either read from disk
-        // or queued here (or both: `send` drops the second copy by id), never missed.
-        const queued: FeedItem[] = [];
-        let live = false;
-        let finishedHook = (): void => {};
-        const done = new Promise<void>((resolve) => {
-          signal.addEventListener('abort', () => resolve(), { once: true });
-          const unlisten = ended
-            ? () => {}
-            : feeds.listen(path, (item) => {
-                if (!live) return void queued.push(item);
-                send(item);
-                // A client this far behind is dropped rather than buffered: it reconnects with
-                // Last-Event-ID and catches up from disk.
-                if (finished || outbox.full) resolve();
-              });
-          signal.addEventListener('abort', unlisten, { once: true });
-          finishedHook = () => {
-            unlisten();
-            resolve();
-          };
-        });
-        for await (const record of replayEvents(path, { from, signal })) {
-          send({ id: sent + 1, record });
-          if (finished) break;
-          if (outbox.full) await outbox.drained();
-        }
-        for (const item of queued) send(item);
-        live = true;
-        if (finished || ended) finishedHook();
-        await done;
-        await outbox.drained();
-      } finally {
-        c.req.raw.signal.removeEventListener('abort', stop);
-        stop();
-      }
-    });
+    const outbox = streamEvents({ path, execution: id, from, ended, feeds, heartbeatMs, signal: c.req.raw.signal });
+    const res = nodeResponse(c.env);
+    if (res !== undefined) {
+      // Straight to the socket (sse/body.ts). The head is written here, not through `c.header`: a
+      // header set on the context makes hono copy the returned sentinel into a new Response, which
+      // @hono/node-server would then write a second head for. (The guards set no headers.)
+      res.writeHead(200, SSE_HEADERS);
+      writeToResponse(outbox, res);
+      return RESPONSE_ALREADY_SENT;
+    }
+    for (const [name, value] of Object.entries(SSE_HEADERS)) c.header(name, value);
+    // Tells @hono/node-server to stream the body at once instead of reading ahead to size it.
+    c.header('Transfer-Encoding', 'chunked');
+    return c.body(readableOf(outbox));
   });
   return app;
 }
 
-/** Frames already made: a shared feed's item is serialized once for all its clients. */
-const frames = new WeakMap<FeedItem, string | null>();
-
-/** The SSE frame of a record, or undefined for one over `MAX_RECORD_BYTES`. JSON has no raw newline. */
-function frameOf(item: FeedItem): string | undefined {
-  let frame = frames.get(item);
-  if (frame === undefined) {
-    frame = recordFrame(item.record, item.id) ?? null;
-    frames.set(item, frame);
-  }
-  return frame ?? undefined;
-}
-
-function recordFrame(record: EventRecord, id: number): string | undefined {
-  const data = JSON.stringify(record);
-  // A UTF-16 unit is at most 3 UTF-8 bytes, so only a long record needs the exact count.
-  if (data.length * 3 > MAX_RECORD_BYTES && Buffer.byteLength(data) > MAX_RECORD_BYTES) return undefined;
-  return `id: ${id}\ndata: ${data}\n\n`;
-}
+/** The stream's head; `X-Accel-Buffering: no` keeps nginx from buffering it. */
+const SSE_HEADERS = {
+  'Content-Type': 'text/event-stream',
+  'Cache-Control': 'no-cache',
+  'X-Accel-Buffering': 'no',
+} as const;
 
 function usageError(c: { json: (body: unknown, status: 400) => Response }, message: string): Response {
   return c.json({ error: { name: 'UsageError', message } }, 400);

@@ -1,0 +1,193 @@
+/** One client's event stream: the log replayed from disk from its position, then the live feed. */
+import type { LogPosition } from '../../events/decode.js';
+import type { EventRecord } from '../../events/schema.js';
+import type { FeedItem, FeedSubscription, Feeds } from './feed.js';
+import { joinChunks, Outbox } from './outbox.js';
+import { replayEvents } from './replay.js';
+
+/**
+ * 1 MiB: the largest record sent. Producers keep records small (tool output is clipped to 4000
+ * characters, harnesses/lines.ts), so a bigger one is a damaged or foreign line; sent, it would sit
+ * whole in every subscriber's outbox and in every browser's EventSource buffer, one copy per client.
+ * It is skipped but keeps its position, so `id:` and `from` still count it (the log numbers it).
+ */
+export const MAX_RECORD_BYTES = 1024 * 1024;
+
+/** What one client's stream reads and how. */
+export interface EventStreamOptions {
+  /** The execution's `events.jsonl`. */
+  readonly path: string;
+  /** The execution id, echoed in the `connected` event. */
+  readonly execution: string;
+  /** How many records the client has: the stream starts after them. */
+  readonly from: number;
+  /** The execution had ended when the client connected: replay to the end of the file, then end. */
+  readonly ended: boolean;
+  /** The live executions' shared followers. */
+  readonly feeds: Feeds;
+  /** Milliseconds between heartbeat comments. */
+  readonly heartbeatMs: number;
+  /** The request's signal: the client went away. */
+  readonly signal: AbortSignal;
+}
+
+const HEARTBEAT = new TextEncoder().encode(': heartbeat\n\n');
+
+/**
+ * streamEvents starts one client's stream and returns its outbox, for the caller to attach to the
+ * response (sse/body.ts); the framing and ordering contract is the events route's. The client listens
+ * to the execution's feed before replaying from disk, so a record appended meanwhile is either read
+ * from disk or queued from the feed (or both: it is sent once, by id). The replay starts where the
+ * feed knows the client's position to be (`Feeds.resumeAt`), and where it ends is where the feed
+ * starts if it has not yet (`FeedSubscription.start`). A client in step with the feed gets each of its
+ * batches as one chunk shared with the others. A live client more than the outbox's high water behind
+ * is ended, and so are all of a feed's clients when its follower fails: they resume from disk with
+ * Last-Event-ID. The stream owns its heartbeat, outbox and feed listener, all released when it ends or
+ * the client goes away.
+ */
+export function streamEvents(options: EventStreamOptions): Outbox {
+  const controller = new AbortController();
+  const { signal } = controller;
+  let heartbeat: NodeJS.Timeout | undefined;
+  let subscription: FeedSubscription | undefined;
+  const stop = (): void => {
+    if (heartbeat !== undefined) clearInterval(heartbeat);
+    heartbeat = undefined;
+    subscription?.close();
+    controller.abort();
+  };
+  const outbox = new Outbox(stop);
+  if (options.signal.aborted) stop();
+  options.signal.addEventListener('abort', stop, { once: true });
+  signal.addEventListener('abort', () => options.signal.removeEventListener('abort', stop), { once: true });
+
+  const run = async (): Promise<void> => {
+    if (signal.aborted) return;
+    outbox.push(
+      encode(`event: connected\ndata: ${JSON.stringify({ execution: options.execution, from: options.from })}\n\n`),
+    );
+    heartbeat = setInterval(() => outbox.push(HEARTBEAT), options.heartbeatMs);
+    let sent = options.from; // the id of the last record handled: sent, or skipped for its size
+    let finished = false;
+    const send = (item: FeedItem): void => {
+      if (item.id <= sent) return; // already sent (the replay and the feed overlap)
+      // After `execution.ended` only a reopening goes on (a follow-up reopened a succeeded execution).
+      if (finished && item.record.type !== 'execution.reopened') return;
+      sent = item.id;
+      const frame = frameOf(item);
+      if (frame !== undefined) outbox.push(frame);
+      if (item.record.type === 'execution.ended') finished = true;
+      if (item.record.type === 'execution.reopened') finished = false;
+    };
+    let queued: FeedItem[] | undefined = []; // what the feed handed out during the replay
+    const done = new Promise<void>((resolve) => {
+      signal.addEventListener('abort', () => resolve(), { once: true });
+      if (options.ended) return;
+      subscription = options.feeds.listen(options.path, {
+        items: (items) => {
+          if (queued !== undefined) {
+            for (const item of items) queued.push(item);
+            return;
+          }
+          const batch = framesOf(items);
+          if (!finished && items[0]?.id === sent + 1) {
+            // The usual case, a client in step with the feed: the batch's one chunk, shared.
+            if (batch.bytes.byteLength > 0) outbox.push(batch.bytes);
+            sent = batch.lastId;
+            finished = batch.ended;
+          } else for (const item of items) send(item);
+          // A client this far behind is dropped rather than buffered: it reconnects with
+          // Last-Event-ID and catches up from disk.
+          if (finished || outbox.full) stop();
+        },
+        failed: stop,
+      });
+    });
+    let at: LogPosition = options.feeds.resumeAt(options.path, options.from);
+    for (;;) {
+      for await (const batch of replayEvents(options.path, { from: options.from, at, signal })) {
+        at = batch.end;
+        const first = at.records - batch.records.length + 1;
+        for (const [index, record] of batch.records.entries()) send({ id: first + index, record });
+        // The replay reads on to the end of the file even after `execution.ended`: a reopening may follow.
+        if (outbox.full) await outbox.drained();
+      }
+      if (signal.aborted || finished || subscription === undefined) break;
+      const started = subscription.start(at);
+      // Another client's replay read further and started the feed there: read on up to it.
+      if (started.records <= at.records) break;
+    }
+    for (const item of queued) send(item);
+    queued = undefined;
+    if (finished || subscription === undefined) stop();
+    await done;
+  };
+  run().then(
+    () => outbox.end(),
+    (error: unknown) => {
+      stop();
+      outbox.fail(error);
+    },
+  );
+  return outbox;
+}
+
+/** Frames already made: a shared feed's item is serialized and encoded once for all its clients. */
+const frames = new WeakMap<FeedItem, Uint8Array | null>();
+
+/** A feed batch's frames in one chunk: up to its `execution.ended` record, if any; oversized records left out. */
+interface BatchFrames {
+  readonly bytes: Uint8Array;
+  /** The id of the last record the chunk accounts for (sent or skipped for its size). */
+  readonly lastId: number;
+  readonly ended: boolean;
+}
+
+const batches = new WeakMap<readonly FeedItem[], BatchFrames>();
+
+/**
+ * The frames of a feed batch as one chunk, made once for all the clients in step with the feed: a
+ * 50-record burst is then one shared chunk rather than 50 frames joined again for each client.
+ */
+function framesOf(items: readonly FeedItem[]): BatchFrames {
+  let batch = batches.get(items);
+  if (batch === undefined) {
+    const parts: Uint8Array[] = [];
+    let lastId = 0;
+    let ended = false;
+    for (const item of items) {
+      const frame = frameOf(item);
+      if (frame !== undefined) parts.push(frame);
+      lastId = item.id;
+      ended = item.record.type === 'execution.ended';
+      if (ended) break;
+    }
+    batch = { bytes: parts.length === 1 ? (parts[0] as Uint8Array) : joinChunks(parts), lastId, ended };
+    batches.set(items, batch);
+  }
+  return batch;
+}
+
+/** The SSE frame of a record, or undefined for one over `MAX_RECORD_BYTES`. JSON has no raw newline. */
+function frameOf(item: FeedItem): Uint8Array | undefined {
+  let frame = frames.get(item);
+  if (frame === undefined) {
+    frame = recordFrame(item.record, item.id) ?? null;
+    frames.set(item, frame);
+  }
+  return frame ?? undefined;
+}
+
+function recordFrame(record: EventRecord, id: number): Uint8Array | undefined {
+  const data = JSON.stringify(record);
+  // A UTF-16 unit is at most 3 UTF-8 bytes, so only a long record needs the exact count.
+  if (data.length * 3 > MAX_RECORD_BYTES && Buffer.byteLength(data) > MAX_RECORD_BYTES) return undefined;
+  return encode(`id: ${id}\ndata: ${data}\n\n`);
+}
+
+const encoder = new TextEncoder();
+
+/** Bytes with an ArrayBuffer of their own (not Buffer's shared pool), safe to share between streams. */
+function encode(text: string): Uint8Array {
+  return encoder.encode(text);
+}
