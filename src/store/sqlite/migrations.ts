@@ -63,6 +63,58 @@ export const MIGRATIONS: readonly string[] = [
     PRIMARY KEY (execution, number)
   ) STRICT;
   `,
+  // The workflow engine's ResumeStore (resume-store.ts). `step_outputs` keeps a rowid (outputs can be
+  // large, which WITHOUT ROWID handles badly); `step_outputs_latest` covers latestOutputs, so the
+  // ranking reads the index alone and only each item's winner is fetched from the table.
+  // `run_items` is WITHOUT ROWID: small rows whose key is the lookup, so the table is its only index.
+  // A done item's fingerprint has no foreign key to `step_outputs`: a failed item has no output, and
+  // pruning old outputs must stay possible.
+  `
+  CREATE TABLE workflow_runs (
+    id TEXT PRIMARY KEY,
+    workflow TEXT NOT NULL,
+    params TEXT NOT NULL CHECK (json_valid(params) AND json_type(params) = 'object'),
+    state TEXT NOT NULL CHECK (state IN ('running', 'crashed', 'succeeded', 'failed')),
+    message TEXT,
+    created_at TEXT NOT NULL,
+    updated_at TEXT NOT NULL
+  ) STRICT;
+  CREATE INDEX workflow_runs_by_created ON workflow_runs (created_at, id);
+  CREATE INDEX workflow_runs_by_workflow ON workflow_runs (workflow, created_at, id);
+
+  CREATE TABLE step_outputs (
+    fingerprint TEXT PRIMARY KEY,
+    workflow TEXT NOT NULL,
+    step TEXT NOT NULL,
+    item TEXT NOT NULL,
+    digest TEXT NOT NULL,
+    output TEXT NOT NULL CHECK (json_valid(output)),
+    components TEXT NOT NULL CHECK (json_valid(components)),
+    duration_ms REAL NOT NULL CHECK (duration_ms >= 0),
+    input_tokens INTEGER CHECK (input_tokens >= 0),
+    output_tokens INTEGER CHECK (output_tokens >= 0),
+    created_at TEXT NOT NULL
+  ) STRICT;
+  CREATE INDEX step_outputs_latest ON step_outputs (workflow, step, item, created_at DESC, fingerprint DESC);
+
+  CREATE TABLE run_items (
+    run TEXT NOT NULL REFERENCES workflow_runs (id),
+    step TEXT NOT NULL,
+    item TEXT NOT NULL,
+    status TEXT NOT NULL CHECK (status IN ('done', 'failed')),
+    fingerprint TEXT NOT NULL,
+    digest TEXT,
+    cached INTEGER CHECK (cached IN (0, 1)),
+    error TEXT,
+    tries INTEGER NOT NULL CHECK (tries >= 0),
+    updated_at TEXT NOT NULL,
+    PRIMARY KEY (run, step, item),
+    CHECK (
+      (status = 'done' AND digest IS NOT NULL AND cached IS NOT NULL AND error IS NULL)
+      OR (status = 'failed' AND digest IS NULL AND cached IS NULL AND error IS NOT NULL)
+    )
+  ) STRICT, WITHOUT ROWID;
+  `,
 ];
 
 /** The schema version this build writes: the number of migrations. */

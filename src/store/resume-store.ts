@@ -1,0 +1,126 @@
+/**
+ * The ResumeStore: the seam between the workflow engine (src/workflows) and its database of runs,
+ * step outputs and run items. Outputs are kept under their **fingerprint** (a hash of everything the
+ * output depends on) and never overwritten or deleted by a run, so a rerun reuses every output whose
+ * fingerprint it computes again, and reverting a change costs nothing. A run's **items** point at the
+ * outputs it used (or record the item's failure). Adapters: sqlite/ (the embedded default, in the
+ * same database file as the Store) and, later, postgres/. Every adapter passes
+ * test/store/resume-conformance.ts.
+ *
+ * Records are exact: a field never set is absent. Timestamps are ISO 8601 strings. JSON values are
+ * passed as parsed values and stored as their JSON text; `digest` is the caller's hash of that text.
+ */
+
+/** A JSON value: what step outputs, parameters and fingerprint components are made of. */
+export type Json = null | boolean | number | string | readonly Json[] | { readonly [key: string]: Json };
+
+/** One run of a workflow. */
+export interface RunRecord {
+  readonly id: string;
+  readonly workflow: string;
+  /** The run's parameters, as given when it was created. */
+  readonly params: { readonly [key: string]: Json };
+  /** `running` while a process drives it; `crashed` when it stopped on an error it may resume from. */
+  readonly state: 'running' | 'crashed' | 'succeeded' | 'failed';
+  /** Why it stopped, e.g. `crashed at fact-check item c-1412: overloaded (retry budget spent)`. */
+  readonly message?: string;
+  readonly createdAt: string;
+  readonly updatedAt: string;
+}
+
+/** A change to a run, with JSON Merge Patch meaning (as ExecutionPatch): `null` removes `message`. */
+export interface RunPatch {
+  readonly state?: RunRecord['state'];
+  readonly message?: string | null;
+  readonly updatedAt: string;
+}
+
+/** What a step item's output was measured to cost, for plans made from history. */
+export interface Measured {
+  readonly durationMs: number;
+  readonly inputTokens?: number;
+  readonly outputTokens?: number;
+}
+
+/** An output kept under its fingerprint. */
+export interface StoredOutput {
+  readonly fingerprint: string;
+  readonly workflow: string;
+  readonly step: string;
+  readonly item: string;
+  /** The hash of the output's JSON text (what downstream fingerprints take in). */
+  readonly digest: string;
+  readonly output: Json;
+  /** What the fingerprint was made of, so a plan can say why an item reruns. */
+  readonly components: Json;
+  readonly measured: Measured;
+  readonly createdAt: string;
+}
+
+/** An item of a run: done (with the output it used) or failed (with why). */
+export type RunItem =
+  | {
+      readonly run: string;
+      readonly step: string;
+      readonly item: string;
+      readonly status: 'done';
+      readonly fingerprint: string;
+      readonly digest: string;
+      /** True when the output was reused rather than computed by this run. */
+      readonly cached: boolean;
+      readonly tries: number;
+      readonly updatedAt: string;
+    }
+  | {
+      readonly run: string;
+      readonly step: string;
+      readonly item: string;
+      readonly status: 'failed';
+      readonly fingerprint: string;
+      /** The defect, one line (e.g. `output does not match the schema: totals.net: expected number`). */
+      readonly error: string;
+      readonly tries: number;
+      readonly updatedAt: string;
+    };
+
+/**
+ * One item's result to commit: its run item and, when it computed a new output, that output. An
+ * output whose fingerprint is stored already is left as it is (same fingerprint, same inputs).
+ */
+export interface ItemCommit {
+  readonly item: RunItem;
+  readonly output?: StoredOutput;
+}
+
+/**
+ * The ResumeStore. The opener owns it and closes it; `close()` is idempotent, and any other call
+ * after it rejects. Each method is atomic; calls may overlap.
+ */
+export interface ResumeStore {
+  /** Adds a run; rejects if its id exists. */
+  createRun(run: RunRecord): Promise<void>;
+  /** Returns the run, or undefined. */
+  getRun(id: string): Promise<RunRecord | undefined>;
+  /** Applies a patch; rejects with NotFoundError for an unknown run. */
+  updateRun(id: string, patch: RunPatch): Promise<void>;
+  /** Runs, newest first (by createdAt, then id); only those of `workflow` when given. */
+  listRuns(query?: { readonly workflow?: string }): Promise<RunRecord[]>;
+  /** The stored outputs among `fingerprints`, keyed by fingerprint (missing ones are absent). */
+  getOutputs(fingerprints: readonly string[]): Promise<Map<string, StoredOutput>>;
+  /**
+   * The newest stored output of each item of `step` in `workflow` (by createdAt; of two created at
+   * the same instant, the one with the greater fingerprint), whatever its fingerprint, keyed by item:
+   * what a plan compares a new fingerprint's components with.
+   */
+  latestOutputs(workflow: string, step: string): Promise<Map<string, StoredOutput>>;
+  /**
+   * Commits item results in one transaction: every run item is upserted (by run, step, item) and
+   * every new output inserted, or nothing is. Rejects with NotFoundError, committing nothing, when
+   * an item names an unknown run.
+   */
+  commitItems(commits: readonly ItemCommit[]): Promise<void>;
+  /** A run's items, in (step, item) order (code point order); those of one step when given. */
+  listRunItems(run: string, step?: string): Promise<RunItem[]>;
+  /** Releases the database. Idempotent. */
+  close(): Promise<void>;
+}

@@ -1,0 +1,182 @@
+/**
+ * The SQLite ResumeStore: the workflow engine's runs, step outputs and run items in the tables of
+ * migration 2, in the same database file as the Store (`HARMFLOW_HOME/harmflow.db`) but on a
+ * connection of its own; with `:memory:`, the fake the tests use. better-sqlite3 is synchronous: each
+ * method does its work at once and returns a settled Promise, so it is interchangeable with a
+ * networked adapter.
+ */
+import { mkdirSync } from 'node:fs';
+import { dirname } from 'node:path';
+import Database from 'better-sqlite3';
+import { NotFoundError } from '../../core/errors.js';
+import { applyPatch } from '../patch.js';
+import type { ItemCommit, ResumeStore, RunItem, RunPatch, RunRecord, StoredOutput } from '../resume-store.js';
+import { migrate } from './migrations.js';
+import {
+  OUTPUT_COLUMNS,
+  outputFromRow,
+  outputToRow,
+  RUN_COLUMNS,
+  RUN_ITEM_COLUMNS,
+  runFromRow,
+  runItemFromRow,
+  runItemToRow,
+  runToRow,
+} from './resume-rows.js';
+import { insertSql, selectList, updateSql } from './rows.js';
+import { BUSY_TIMEOUT_MS } from './sqlite-store.js';
+
+/**
+ * openSqliteResumeStore opens (creating it, its directory and its tables if needed) the database at
+ * `file`, or a private in-memory one for `:memory:`, with the Store's settings (WAL, the busy timeout,
+ * foreign keys) and applies missing migrations. It opens a connection of its own, so it may share the
+ * file with an open Store. The caller owns the store and closes it.
+ *
+ * `synchronous = NORMAL` (SQLite's default is FULL), on this connection only: under WAL a commit
+ * appends to the WAL without an fsync, and the WAL is synced at each checkpoint. A committed
+ * transaction survives a crash of the process (the WAL is in the OS's page cache); only a power loss
+ * or an OS crash may lose the last transactions, never corrupt the file. For outputs and run items
+ * that costs at worst recomputing the last items, and it made one-item commits 2.7× faster (12,500
+ * against 4,700 items/s on the 2-core dev machine; at 500 items a commit the fsync is spread and both
+ * do ~55,000/s). The effects ledger (an effect claimed must never be claimed twice) will need FULL for
+ * its claims: it is not kept here. A commitItems of 500 items holds the write lock ~10 ms, well inside
+ * BUSY_TIMEOUT_MS.
+ */
+export function openSqliteResumeStore(file: string): ResumeStore {
+  if (file !== ':memory:') mkdirSync(dirname(file), { recursive: true });
+  const db = new Database(file, { timeout: BUSY_TIMEOUT_MS });
+  try {
+    db.pragma('journal_mode = WAL');
+    db.pragma('synchronous = NORMAL');
+    db.pragma('foreign_keys = ON');
+    migrate(db);
+    return new SqliteResumeStore(db);
+  } catch (error) {
+    db.close();
+    throw error;
+  }
+}
+
+/** `INSERT … ON CONFLICT (keys) DO UPDATE SET` every other column: an upsert of the whole row. */
+function upsertSql(table: string, columns: Readonly<Record<string, string>>, keys: readonly string[]): string {
+  const set = Object.entries(columns)
+    .filter(([key]) => !keys.includes(key))
+    .map(([, column]) => `${column} = excluded.${column}`);
+  const conflict = keys.map((key) => columns[key]).join(', ');
+  return `${insertSql(table, columns)} ON CONFLICT (${conflict}) DO UPDATE SET ${set.join(', ')}`;
+}
+
+class SqliteResumeStore implements ResumeStore {
+  readonly #db: Database.Database;
+  readonly #insertRun: Database.Statement;
+  readonly #getRun: Database.Statement;
+  readonly #updateRun: Database.Statement;
+  readonly #listRuns: Database.Statement;
+  readonly #listWorkflowRuns: Database.Statement;
+  readonly #getOutputs: Database.Statement;
+  readonly #latestOutputs: Database.Statement;
+  readonly #insertOutput: Database.Statement;
+  readonly #upsertRunItem: Database.Statement;
+  readonly #listRunItems: Database.Statement;
+  readonly #listStepItems: Database.Statement;
+  readonly #patchRun: (id: string, patch: RunPatch) => void;
+  readonly #commit: (commits: readonly ItemCommit[]) => void;
+
+  constructor(db: Database.Database) {
+    this.#db = db;
+    const runs = `SELECT ${selectList(RUN_COLUMNS)} FROM workflow_runs`;
+    const newestFirst = 'ORDER BY created_at DESC, id DESC';
+    const outputs = `SELECT ${selectList(OUTPUT_COLUMNS)} FROM step_outputs`;
+    const runItems = `SELECT ${selectList(RUN_ITEM_COLUMNS)} FROM run_items`;
+    this.#insertRun = db.prepare(insertSql('workflow_runs', RUN_COLUMNS));
+    this.#getRun = db.prepare(`${runs} WHERE id = ?`);
+    this.#updateRun = db.prepare(updateSql('workflow_runs', RUN_COLUMNS, ['id']));
+    this.#listRuns = db.prepare(`${runs} ${newestFirst}`);
+    this.#listWorkflowRuns = db.prepare(`${runs} WHERE workflow = ? ${newestFirst}`);
+    // One statement for any number of fingerprints (one JSON array bound), each looked up by the key.
+    this.#getOutputs = db.prepare(`${outputs} WHERE fingerprint IN (SELECT value FROM json_each(?))`);
+    // The ranking reads the covering index step_outputs_latest alone; only the winners' rows are read.
+    this.#latestOutputs = db.prepare(
+      `WITH ranked AS (
+         SELECT fingerprint AS winner,
+                row_number() OVER (PARTITION BY item ORDER BY created_at DESC, fingerprint DESC) AS rank
+         FROM step_outputs WHERE workflow = ? AND step = ?
+       )
+       ${outputs} JOIN ranked ON fingerprint = winner WHERE rank = 1`,
+    );
+    this.#insertOutput = db.prepare(
+      `${insertSql('step_outputs', OUTPUT_COLUMNS)} ON CONFLICT (fingerprint) DO NOTHING`,
+    );
+    this.#upsertRunItem = db.prepare(upsertSql('run_items', RUN_ITEM_COLUMNS, ['run', 'step', 'item']));
+    this.#listRunItems = db.prepare(`${runItems} WHERE run = ? ORDER BY step, item`);
+    this.#listStepItems = db.prepare(`${runItems} WHERE run = ? AND step = ? ORDER BY item`);
+
+    // IMMEDIATE transactions take the write lock first, so a writer in another process cannot slip in
+    // between what they read (the run) and what they write.
+    this.#patchRun = db.transaction((id: string, patch: RunPatch) => {
+      const row = this.#getRun.get(id);
+      if (row === undefined) throw new NotFoundError(`no workflow run ${id}`);
+      this.#updateRun.run(runToRow(applyPatch(runFromRow(row), patch)));
+    }).immediate;
+    this.#commit = db.transaction((commits: readonly ItemCommit[]) => {
+      const known = new Set<string>();
+      for (const { item, output } of commits) {
+        if (!known.has(item.run)) {
+          if (this.#getRun.get(item.run) === undefined) throw new NotFoundError(`no workflow run ${item.run}`);
+          known.add(item.run);
+        }
+        if (output !== undefined) this.#insertOutput.run(outputToRow(output));
+        this.#upsertRunItem.run(runItemToRow(item));
+      }
+    }).immediate;
+  }
+
+  async createRun(run: RunRecord): Promise<void> {
+    this.#insertRun.run(runToRow(run));
+  }
+
+  async getRun(id: string): Promise<RunRecord | undefined> {
+    const row = this.#getRun.get(id);
+    return row === undefined ? undefined : runFromRow(row);
+  }
+
+  async updateRun(id: string, patch: RunPatch): Promise<void> {
+    this.#patchRun(id, patch);
+  }
+
+  async listRuns(query: { readonly workflow?: string } = {}): Promise<RunRecord[]> {
+    const rows = query.workflow === undefined ? this.#listRuns.all() : this.#listWorkflowRuns.all(query.workflow);
+    return rows.map(runFromRow);
+  }
+
+  async getOutputs(fingerprints: readonly string[]): Promise<Map<string, StoredOutput>> {
+    const found = new Map<string, StoredOutput>();
+    for (const row of this.#getOutputs.all(JSON.stringify(fingerprints))) {
+      const output = outputFromRow(row);
+      found.set(output.fingerprint, output);
+    }
+    return found;
+  }
+
+  async latestOutputs(workflow: string, step: string): Promise<Map<string, StoredOutput>> {
+    const latest = new Map<string, StoredOutput>();
+    for (const row of this.#latestOutputs.all(workflow, step)) {
+      const output = outputFromRow(row);
+      latest.set(output.item, output);
+    }
+    return latest;
+  }
+
+  async commitItems(commits: readonly ItemCommit[]): Promise<void> {
+    this.#commit(commits);
+  }
+
+  async listRunItems(run: string, step?: string): Promise<RunItem[]> {
+    const rows = step === undefined ? this.#listRunItems.all(run) : this.#listStepItems.all(run, step);
+    return rows.map(runItemFromRow);
+  }
+
+  async close(): Promise<void> {
+    if (this.#db.open) this.#db.close();
+  }
+}

@@ -1,0 +1,125 @@
+/**
+ * The workflow definition API: a workflow is a name, its parameters, an optional item source and
+ * steps in order. A step computes one output per item of its own (one item, the source's items, or
+ * keys derived from upstream outputs) from the run's parameters it declares and the upstream outputs
+ * it declares it reads — nothing else, so the hash of those (its fingerprint, fingerprint.ts) says
+ * when a stored output can be reused. Definitions are plain objects written in TypeScript; the
+ * engine (run.ts) validates their shape before it runs anything.
+ */
+import type { z } from 'zod';
+import type { Json } from '../store/resume-store.js';
+
+export type { Json };
+
+/** What an items function or a read selector sees of the run: parameters and upstream outputs. */
+export interface RunView {
+  readonly params: Readonly<Record<string, Json>>;
+  /** The item keys of an earlier step in this run, in order. */
+  keys(step: string): readonly string[];
+  /** The output of an earlier step's item in this run; throws for one that has none. */
+  output(step: string, key: string): Json;
+}
+
+/** What one item's computation is given. */
+export interface ItemInput {
+  readonly key: string;
+  /** The run parameters the step declares, by name. */
+  readonly params: Readonly<Record<string, Json>>;
+  /** The upstream outputs the step declares it reads: step → item key → output. */
+  readonly inputs: Readonly<Record<string, Readonly<Record<string, Json>>>>;
+}
+
+/**
+ * An upstream dependency: which of `step`'s items each item reads — the one with the same key,
+ * `all` of them (a fan-in), or those a selector names (computed from the run, e.g. the batches that
+ * hold a customer's transactions).
+ */
+export interface Read {
+  readonly step: string;
+  readonly items: 'same' | 'all' | ((key: string, run: RunView) => readonly string[]);
+}
+
+/** Planning estimates per item, used until measured history exists. */
+export interface Estimate {
+  readonly secondsPerItem: number;
+  readonly inputTokens?: number;
+  readonly outputTokens?: number;
+}
+
+/** A step's items: one item (`all`), the workflow's source items, or keys derived from the run. */
+export type Items = 'single' | 'source' | ((run: RunView) => readonly string[]);
+
+/** The key of a `single` step's one item. */
+export const SINGLE_ITEM = 'all';
+
+interface StepBase {
+  readonly name: string;
+  /** Change it when the step's code or prompt changes what it outputs: its items rerun. */
+  readonly version: string;
+  readonly items: Items;
+  /** The run parameters it reads. */
+  readonly params?: readonly string[];
+  readonly reads?: readonly Read[];
+  /** How many items run at once (default: 1 for code, 4 for model steps). */
+  readonly concurrency?: number;
+  readonly estimate?: Estimate;
+}
+
+/** A step computed by a function of its inputs. */
+export interface CodeStep extends StepBase {
+  readonly kind: 'code';
+  run(input: ItemInput): Json | Promise<Json>;
+}
+
+/** The model a model step calls, through a named provider; all of it enters the fingerprint. */
+export interface ModelSettings {
+  readonly provider: string;
+  readonly name: string;
+  readonly temperature?: number;
+  readonly maxOutputTokens?: number;
+}
+
+/** A step computed by a model: a prompt per item, a JSON answer checked against `output`. */
+export interface ModelStep extends StepBase {
+  readonly kind: 'model';
+  readonly model: ModelSettings;
+  prompt(input: ItemInput): string;
+  /** The answer's schema: an answer that is not JSON or does not match is a defect (no retry). */
+  readonly output: z.ZodType<Json>;
+}
+
+export type StepDefinition = CodeStep | ModelStep;
+
+export interface WorkflowDefinition {
+  readonly name: string;
+  /** Parameter defaults; a run may override them. */
+  readonly params?: Readonly<Record<string, Json>>;
+  /** The items `source` steps run over (e.g. the customers), from the run's parameters. */
+  readonly source?: (params: Readonly<Record<string, Json>>) => readonly string[];
+  readonly steps: readonly StepDefinition[];
+}
+
+/** One model call's request, as a provider receives it. */
+export interface ModelRequest {
+  readonly model: string;
+  readonly prompt: string;
+  readonly temperature?: number;
+  readonly maxOutputTokens?: number;
+  readonly signal?: AbortSignal;
+}
+
+/** One model call's answer and what it cost. */
+export interface ModelAnswer {
+  readonly text: string;
+  readonly inputTokens: number;
+  readonly outputTokens: number;
+}
+
+/**
+ * A model provider: a real API client, a loopback stand-in, or a deterministic local one. It throws
+ * TransientError (errors.ts) for what is worth retrying (429, 529, 5xx, timeouts) and anything else
+ * for defects.
+ */
+export interface ModelProvider {
+  complete(request: ModelRequest): Promise<ModelAnswer>;
+}

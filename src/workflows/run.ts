@@ -1,0 +1,409 @@
+/**
+ * The workflow engine: runs a workflow's steps in order, each step's items with bounded
+ * concurrency. Every item's fingerprint (fingerprint.ts) is computed from what it reads; an output
+ * stored under that fingerprint is reused, anything else is computed, with transient errors retried
+ * (retry.ts) and defects recorded as the item's failure while the others go on. Results are committed
+ * to the ResumeStore in batches, each batch one transaction, so a crash never leaves a false "done":
+ * what was not committed is computed again on resume.
+ *
+ * When an item's transient error outlasts its tries or the run's retry budget, the run stops:
+ * no new item starts, the ones running finish and are committed, and the run is `crashed at <step>
+ * item <key>` — `resumeRun` carries it on from there. An item whose upstream failed is blocked; a
+ * run with failed or blocked items ends `failed` (resume after a fix reruns just those).
+ *
+ * One process drives a run at a time; the caller owns the store.
+ */
+import { setTimeout as delay } from 'node:timers/promises';
+import { describeError, NotFoundError, UsageError } from '../core/errors.js';
+import { newExecutionId } from '../core/ids.js';
+import type { ItemCommit, Json, ResumeStore, RunItem, RunRecord, StoredOutput } from '../store/resume-store.js';
+import { computeItem } from './compute-item.js';
+import type { ItemInput, ModelProvider, RunView, StepDefinition, WorkflowDefinition } from './define.js';
+import { SINGLE_ITEM } from './define.js';
+import { digestOf, type FingerprintComponents, fingerprintOf } from './fingerprint.js';
+import { RetryBudget, type RetryConfig, resolveRetryPolicy, runWithRetries } from './retry.js';
+import { defaultConcurrency, validateDefinition } from './validate.js';
+
+/** 1000 item results a transaction at most: big enough to amortize the commit, small enough to bound what a crash loses. */
+const MAX_BATCH = 1000;
+
+export interface WorkflowOptions {
+  readonly store: ResumeStore;
+  readonly providers?: Readonly<Record<string, ModelProvider>>;
+  readonly retry?: RetryConfig;
+  readonly onEvent?: (event: WorkflowEvent) => void;
+  readonly signal?: AbortSignal;
+  /** Injectable for tests: the clock, sleeping between retries, and the jitter source. */
+  readonly now?: () => number;
+  readonly sleep?: (ms: number, signal?: AbortSignal) => Promise<void>;
+  readonly random?: () => number;
+}
+
+/** Progress, for the CLI and tests. */
+export type WorkflowEvent =
+  | { readonly type: 'step.started'; readonly step: string; readonly items: number; readonly cached: number }
+  | {
+      readonly type: 'item.retry';
+      readonly step: string;
+      readonly item: string;
+      readonly tryNumber: number;
+      readonly delayMs: number;
+      readonly error: string;
+    }
+  | { readonly type: 'item.failed'; readonly step: string; readonly item: string; readonly error: string }
+  | ({ readonly type: 'step.ended' } & StepSummary)
+  | { readonly type: 'run.ended'; readonly state: RunRecord['state']; readonly message?: string };
+
+/** What a step did in this drive. */
+export interface StepSummary {
+  readonly step: string;
+  readonly items: number;
+  readonly computed: number;
+  readonly cached: number;
+  readonly failed: number;
+  readonly blocked: number;
+}
+
+export interface RunResult {
+  readonly run: RunRecord;
+  readonly steps: readonly StepSummary[];
+}
+
+/** Creates a run of `definition` (parameters: its defaults, then `params`) and drives it. */
+export async function startRun(
+  definition: WorkflowDefinition,
+  options: WorkflowOptions & { readonly params?: Readonly<Record<string, Json>> },
+): Promise<RunResult> {
+  const params = { ...definition.params, ...options.params };
+  validateDefinition(definition, params, options.providers ?? {});
+  const now = new Date((options.now ?? Date.now)()).toISOString();
+  const run: RunRecord = {
+    id: newExecutionId(),
+    workflow: definition.name,
+    params,
+    state: 'running',
+    createdAt: now,
+    updatedAt: now,
+  };
+  await options.store.createRun(run);
+  return drive(definition, run, options);
+}
+
+/** Carries on run `id` with `definition` (a fixed version of it, typically): reuses every stored output it can. */
+export async function resumeRun(
+  definition: WorkflowDefinition,
+  id: string,
+  options: WorkflowOptions,
+): Promise<RunResult> {
+  const stored = await options.store.getRun(id);
+  if (stored === undefined) throw new NotFoundError(`no workflow run ${id}`);
+  if (stored.workflow !== definition.name) {
+    throw new UsageError(
+      `run ${id} is of workflow ${JSON.stringify(stored.workflow)}, not ${JSON.stringify(definition.name)}`,
+    );
+  }
+  validateDefinition(definition, stored.params, options.providers ?? {});
+  const updatedAt = new Date((options.now ?? Date.now)()).toISOString();
+  await options.store.updateRun(id, { state: 'running', message: null, updatedAt });
+  return drive(definition, { ...stored, state: 'running', updatedAt }, options);
+}
+
+/** An item's output in this drive. */
+interface Produced {
+  readonly output: Json;
+  readonly digest: string;
+}
+
+/** Why the drive stopped early: the first transient failure past the retry limits. */
+interface Crash {
+  readonly step: string;
+  readonly item: string;
+  readonly message: string;
+}
+
+async function drive(definition: WorkflowDefinition, run: RunRecord, options: WorkflowOptions): Promise<RunResult> {
+  const { store } = options;
+  const now = options.now ?? Date.now;
+  const providers = options.providers ?? {};
+  const policy = resolveRetryPolicy(options.retry ?? {});
+  const budget = new RetryBudget(policy.runBudget);
+  const sleep = options.sleep ?? ((ms: number, signal?: AbortSignal) => delay(ms, undefined, signal && { signal }));
+  const random = options.random ?? Math.random;
+  const emit = options.onEvent ?? (() => {});
+  const stamp = () => new Date(now()).toISOString();
+
+  const produced = new Map<string, Map<string, Produced>>();
+  const itemKeys = new Map<string, readonly string[]>();
+  const view: RunView = {
+    params: run.params,
+    keys: (step) => itemKeys.get(step) ?? [],
+    output: (step, key) => {
+      const found = produced.get(step)?.get(key);
+      if (found === undefined) throw new UsageError(`step ${step} has no output for item ${key} in this run`);
+      return found.output;
+    },
+  };
+
+  const pending: ItemCommit[] = [];
+  const flush = async (): Promise<void> => {
+    if (pending.length === 0) return;
+    await store.commitItems(pending.splice(0, pending.length));
+  };
+
+  const summaries: StepSummary[] = [];
+  let crash: Crash | undefined;
+  let failures = 0;
+  let firstFailure: string | undefined;
+  try {
+    await driveSteps();
+  } catch (error) {
+    // An abort, a step's items function that throws, a store that fails: what finished is kept,
+    // and the run is left resumable.
+    await flush().catch(() => {});
+    const message = `crashed: ${describeError(error)}`;
+    await store.updateRun(run.id, { state: 'crashed', message, updatedAt: stamp() }).catch(() => {});
+    emit({ type: 'run.ended', state: 'crashed', message });
+    throw error;
+  }
+
+  async function driveSteps(): Promise<void> {
+    for (const step of definition.steps) {
+      const keys = itemsOf(step, definition, view, run.params);
+      itemKeys.set(step.name, keys);
+      const outputs = new Map<string, Produced>();
+      produced.set(step.name, outputs);
+      const earlier = new Map((await store.listRunItems(run.id, step.name)).map((item) => [item.item, item]));
+
+      const plans: { key: string; components: FingerprintComponents; fingerprint: string; input: ItemInput }[] = [];
+      let blocked = 0;
+      for (const key of keys) {
+        const prepared = prepare(definition, step, key, view, produced, run.params);
+        if (prepared === undefined) {
+          blocked += 1;
+          continue;
+        }
+        plans.push({ key, ...prepared });
+      }
+      const stored = await store.getOutputs(plans.map((plan) => plan.fingerprint));
+      const toCompute: typeof plans = [];
+      for (const plan of plans) {
+        const hit = stored.get(plan.fingerprint);
+        if (hit === undefined) {
+          toCompute.push(plan);
+          continue;
+        }
+        outputs.set(plan.key, { output: hit.output, digest: hit.digest });
+        const before = earlier.get(plan.key);
+        if (before?.status === 'done' && before.fingerprint === plan.fingerprint) continue;
+        pending.push({
+          item: doneItem(run.id, step.name, plan.key, hit, true, 0, stamp()),
+        });
+      }
+      emit({ type: 'step.started', step: step.name, items: keys.length, cached: plans.length - toCompute.length });
+
+      let computed = 0;
+      let failed = 0;
+      await forEachLimited(
+        toCompute,
+        defaultConcurrency(step),
+        () => crash !== undefined,
+        async (plan) => {
+          const result = await runWithRetries(() => computeItem(step, plan.input, providers, now, options.signal), {
+            policy,
+            budget,
+            sleep,
+            random,
+            now,
+            ...(options.signal !== undefined && { signal: options.signal }),
+            onRetry: (info) =>
+              emit({
+                type: 'item.retry',
+                step: step.name,
+                item: plan.key,
+                tryNumber: info.tryNumber,
+                delayMs: info.delayMs,
+                error: info.error.message,
+              }),
+          });
+          if (result.ok) {
+            const { digest } = digestOf(result.value.output);
+            const output: StoredOutput = {
+              fingerprint: plan.fingerprint,
+              workflow: definition.name,
+              step: step.name,
+              item: plan.key,
+              digest,
+              output: result.value.output,
+              components: plan.components as unknown as Json,
+              measured: result.value.measured,
+              createdAt: stamp(),
+            };
+            outputs.set(plan.key, { output: output.output, digest });
+            pending.push({ item: doneItem(run.id, step.name, plan.key, output, false, result.tries, stamp()), output });
+            computed += 1;
+          } else if (result.kind === 'defect') {
+            failed += 1;
+            failures += 1;
+            firstFailure ??= `step ${step.name} item ${plan.key}: ${result.error}`;
+            emit({ type: 'item.failed', step: step.name, item: plan.key, error: result.error });
+            pending.push({
+              item: {
+                run: run.id,
+                step: step.name,
+                item: plan.key,
+                status: 'failed',
+                fingerprint: plan.fingerprint,
+                error: result.error,
+                tries: result.tries,
+                updatedAt: stamp(),
+              },
+            });
+          } else {
+            const why = result.reason === 'item' ? ` (${result.tries} tries)` : '';
+            crash ??= { step: step.name, item: plan.key, message: `${result.error}${why}` };
+          }
+          if (pending.length >= MAX_BATCH) await flush();
+        },
+      );
+      await flush();
+      const summary: StepSummary = {
+        step: step.name,
+        items: keys.length,
+        computed,
+        cached: plans.length - toCompute.length,
+        failed,
+        blocked,
+      };
+      summaries.push(summary);
+      emit({ type: 'step.ended', ...summary });
+      if (crash !== undefined) break;
+    }
+  }
+
+  const end: Pick<RunRecord, 'state' | 'message'> =
+    crash !== undefined
+      ? { state: 'crashed', message: `crashed at ${crash.step} item ${crash.item}: ${crash.message}` }
+      : failures > 0 || summaries.some((summary) => summary.blocked > 0)
+        ? { state: 'failed', message: failureMessage(failures, summaries, firstFailure) }
+        : { state: 'succeeded' };
+  const updatedAt = stamp();
+  await store.updateRun(run.id, {
+    state: end.state,
+    message: end.message ?? null,
+    updatedAt,
+  });
+  emit({ type: 'run.ended', state: end.state, ...(end.message !== undefined && { message: end.message }) });
+  return {
+    run: { ...run, state: end.state, ...(end.message !== undefined && { message: end.message }), updatedAt },
+    steps: summaries,
+  };
+}
+
+function failureMessage(failures: number, summaries: readonly StepSummary[], first: string | undefined): string {
+  const blocked = summaries.reduce((sum, summary) => sum + summary.blocked, 0);
+  const parts = [`${failures} item(s) failed`];
+  if (blocked > 0) parts.push(`${blocked} blocked by a failed upstream item`);
+  return `${parts.join(', ')}${first ? `; first: ${first}` : ''}`;
+}
+
+function doneItem(
+  run: string,
+  step: string,
+  item: string,
+  output: Pick<StoredOutput, 'fingerprint' | 'digest'>,
+  cached: boolean,
+  tries: number,
+  updatedAt: string,
+): RunItem {
+  return {
+    run,
+    step,
+    item,
+    status: 'done',
+    fingerprint: output.fingerprint,
+    digest: output.digest,
+    cached,
+    tries,
+    updatedAt,
+  };
+}
+
+/** The step's item keys in this run. */
+function itemsOf(
+  step: StepDefinition,
+  definition: WorkflowDefinition,
+  view: RunView,
+  params: Readonly<Record<string, Json>>,
+): readonly string[] {
+  if (step.items === 'single') return [SINGLE_ITEM];
+  if (step.items === 'source') return definition.source?.(params) ?? [];
+  return step.items(view);
+}
+
+/**
+ * The item's input and fingerprint, or undefined when an upstream item it reads has no output in
+ * this run (it failed or was blocked).
+ */
+function prepare(
+  definition: WorkflowDefinition,
+  step: StepDefinition,
+  key: string,
+  view: RunView,
+  produced: ReadonlyMap<string, ReadonlyMap<string, Produced>>,
+  runParams: Readonly<Record<string, Json>>,
+): { components: FingerprintComponents; fingerprint: string; input: ItemInput } | undefined {
+  const inputs: Record<string, Record<string, Json>> = {};
+  const digests: (readonly [string, string, string])[] = [];
+  for (const read of step.reads ?? []) {
+    const upstream = produced.get(read.step);
+    const keys = read.items === 'same' ? [key] : read.items === 'all' ? view.keys(read.step) : read.items(key, view);
+    const slot: Record<string, Json> = {};
+    for (const upstreamKey of keys) {
+      const found = upstream?.get(upstreamKey);
+      if (found === undefined) return undefined;
+      slot[upstreamKey] = found.output;
+      digests.push([read.step, upstreamKey, found.digest]);
+    }
+    inputs[read.step] = slot;
+  }
+  digests.sort((a, b) => (a[0] === b[0] ? (a[1] < b[1] ? -1 : a[1] > b[1] ? 1 : 0) : a[0] < b[0] ? -1 : 1));
+  const params: Record<string, Json> = {};
+  for (const name of step.params ?? []) params[name] = runParams[name] as Json;
+  const components: FingerprintComponents = {
+    workflow: definition.name,
+    step: step.name,
+    version: step.version,
+    item: key,
+    params,
+    ...(step.kind === 'model' && { model: step.model }),
+    inputs: digests,
+  };
+  return { components, fingerprint: fingerprintOf(components), input: { key, params, inputs } };
+}
+
+/**
+ * Runs `work` over `items`, at most `limit` at a time, in order of start; stops starting new ones
+ * once `stop()` is true. Resolves when every started one has finished; rejects with the first error
+ * `work` throws (after the others finished).
+ */
+async function forEachLimited<T>(
+  items: readonly T[],
+  limit: number,
+  stop: () => boolean,
+  work: (item: T) => Promise<void>,
+): Promise<void> {
+  let next = 0;
+  let failure: { error: unknown } | undefined;
+  const lane = async (): Promise<void> => {
+    while (next < items.length && !stop() && failure === undefined) {
+      const item = items[next++] as T;
+      try {
+        await work(item);
+      } catch (error) {
+        failure ??= { error };
+      }
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, lane));
+  if (failure !== undefined) throw failure.error;
+}

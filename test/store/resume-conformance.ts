@@ -1,0 +1,409 @@
+/**
+ * The ResumeStore conformance suite: every adapter runs it (sqlite-resume-store.test.ts; the
+ * PostgreSQL adapter later). `open` returns a new, empty store each call; the suite closes each store
+ * it opens.
+ */
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { NotFoundError } from '../../src/core/errors.js';
+import type { ItemCommit, Json, ResumeStore, RunItem, RunRecord, StoredOutput } from '../../src/store/resume-store.js';
+
+/** An ISO timestamp `minute` minutes after 10:00 on 2025-03-01. */
+export function at(minute: number): string {
+  return new Date(Date.UTC(2025, 2, 1, 10, minute)).toISOString();
+}
+
+/** A fingerprint-like hex string, distinct for each name. */
+export function fp(name: string): string {
+  return Buffer.from(name).toString('hex').padEnd(64, '0');
+}
+
+/** A run with only its required fields. */
+export function run(id: string, workflow = 'invoices', createdAt = at(0)): RunRecord {
+  return { id, workflow, params: { month: '2025-03' }, state: 'running', createdAt, updatedAt: createdAt };
+}
+
+/** An output with every field set, `measured` included. */
+export function output(
+  fingerprint: string,
+  fields: { step?: string; item?: string; createdAt?: string; workflow?: string; value?: Json } = {},
+): StoredOutput {
+  return {
+    fingerprint,
+    workflow: fields.workflow ?? 'invoices',
+    step: fields.step ?? 'extract',
+    item: fields.item ?? 'c-1',
+    digest: `digest-of-${fingerprint.slice(0, 8)}`,
+    output:
+      fields.value !== undefined
+        ? fields.value
+        : { customer: fields.item ?? 'c-1', totals: { net: 120.5, tax: 24.1 }, lines: [] },
+    components: { code: 'sha-abc', input: fingerprint.slice(0, 12), params: { month: '2025-03' } },
+    measured: { durationMs: 1_250.5, inputTokens: 1_200, outputTokens: 340 },
+    createdAt: fields.createdAt ?? at(1),
+  };
+}
+
+/** A done item of `runId` that used `fingerprint`. */
+export function done(runId: string, step: string, item: string, fingerprint: string, cached = false): RunItem {
+  return {
+    run: runId,
+    step,
+    item,
+    status: 'done',
+    fingerprint,
+    digest: `digest-of-${fingerprint.slice(0, 8)}`,
+    cached,
+    tries: cached ? 0 : 1,
+    updatedAt: at(2),
+  };
+}
+
+/** A failed item of `runId`. */
+export function failed(runId: string, step: string, item: string, fingerprint: string): RunItem {
+  return {
+    run: runId,
+    step,
+    item,
+    status: 'failed',
+    fingerprint,
+    error: 'output does not match the schema: totals.net: expected number',
+    tries: 3,
+    updatedAt: at(3),
+  };
+}
+
+/** The commit of a newly computed output and the done item that used it. */
+export function computed(runId: string, out: StoredOutput): ItemCommit {
+  return { item: done(runId, out.step, out.item, out.fingerprint), output: out };
+}
+
+const fingerprints = (map: Map<string, StoredOutput>) => [...map.values()].map((stored) => stored.fingerprint);
+
+export function describeResumeStoreConformance(name: string, open: () => Promise<ResumeStore> | ResumeStore): void {
+  describe(`ResumeStore conformance: ${name}`, () => {
+    let store: ResumeStore;
+
+    beforeEach(async () => {
+      store = await open();
+    });
+
+    afterEach(async () => {
+      await store.close();
+    });
+
+    describe('runs', () => {
+      it('returns a run with only required fields without the optional keys', async () => {
+        await store.createRun(run('r-1'));
+        const read = await store.getRun('r-1');
+        expect(read).toStrictEqual(run('r-1'));
+        expect(Object.keys(read ?? {}).sort()).toEqual(Object.keys(run('r-1')).sort());
+      });
+
+      it('returns a run with a message and nested parameters as it was created', async () => {
+        const full: RunRecord = {
+          ...run('r-1'),
+          params: {
+            month: '2025-03',
+            limit: 50,
+            ratio: 0.25,
+            dry: false,
+            none: null,
+            tags: ['a', 'é "q"'],
+            nested: {},
+          },
+          state: 'crashed',
+          message: 'crashed at fact-check item c-1412: overloaded (retry budget spent)',
+        };
+        await store.createRun(full);
+        expect(await store.getRun('r-1')).toStrictEqual(full);
+      });
+
+      it('returns undefined for an unknown run', async () => {
+        await store.createRun(run('r-1'));
+        expect(await store.getRun('r-2')).toBeUndefined();
+      });
+
+      it('rejects a run whose id exists and keeps the first', async () => {
+        await store.createRun(run('r-1'));
+        await expect(store.createRun(run('r-1', 'other'))).rejects.toThrow();
+        expect(await store.getRun('r-1')).toStrictEqual(run('r-1'));
+      });
+    });
+
+    describe('updateRun', () => {
+      it('sets the present keys and keeps the absent ones, on that run only', async () => {
+        await store.createRun(run('r-1'));
+        await store.createRun(run('r-2'));
+        await store.updateRun('r-1', { state: 'crashed', message: 'overloaded', updatedAt: at(5) });
+        await store.updateRun('r-1', { updatedAt: at(6) });
+        expect(await store.getRun('r-1')).toStrictEqual({
+          ...run('r-1'),
+          state: 'crashed',
+          message: 'overloaded',
+          updatedAt: at(6),
+        });
+        expect(await store.getRun('r-2')).toStrictEqual(run('r-2'));
+      });
+
+      it('removes the message patched with null', async () => {
+        await store.createRun({ ...run('r-1'), state: 'crashed', message: 'overloaded' });
+        await store.updateRun('r-1', { state: 'succeeded', message: null, updatedAt: at(9) });
+        const read = await store.getRun('r-1');
+        expect(read).toStrictEqual({ ...run('r-1'), state: 'succeeded', updatedAt: at(9) });
+        expect(read).not.toHaveProperty('message');
+      });
+
+      it('rejects with NotFoundError for an unknown run, and creates none', async () => {
+        await store.createRun(run('r-1'));
+        await expect(store.updateRun('r-2', { state: 'failed', updatedAt: at(1) })).rejects.toBeInstanceOf(
+          NotFoundError,
+        );
+        expect(await store.getRun('r-2')).toBeUndefined();
+      });
+    });
+
+    describe('listRuns', () => {
+      beforeEach(async () => {
+        await store.createRun(run('r-b', 'invoices', at(10)));
+        await store.createRun(run('r-a', 'invoices', at(10)));
+        await store.createRun(run('r-c', 'reports', at(20)));
+        await store.createRun(run('r-d', 'invoices', at(5)));
+      });
+
+      const ids = (records: readonly RunRecord[]) => records.map((record) => record.id);
+
+      it('lists every run newest first, ties by id, newest first', async () => {
+        expect(ids(await store.listRuns())).toEqual(['r-c', 'r-b', 'r-a', 'r-d']);
+        expect(ids(await store.listRuns({}))).toEqual(['r-c', 'r-b', 'r-a', 'r-d']);
+      });
+
+      it('lists the runs of one workflow, whole records', async () => {
+        expect(ids(await store.listRuns({ workflow: 'invoices' }))).toEqual(['r-b', 'r-a', 'r-d']);
+        expect(await store.listRuns({ workflow: 'reports' })).toStrictEqual([run('r-c', 'reports', at(20))]);
+        expect(await store.listRuns({ workflow: 'none' })).toEqual([]);
+      });
+    });
+
+    describe('commitItems and getOutputs', () => {
+      beforeEach(async () => {
+        await store.createRun(run('r-1'));
+      });
+
+      it('returns each output committed, exact, keyed by fingerprint', async () => {
+        const full = output(fp('a'), { item: 'c-1' });
+        const bare: StoredOutput = { ...output(fp('b'), { item: 'c-2' }), measured: { durationMs: 0 } };
+        await store.commitItems([computed('r-1', full), computed('r-1', bare)]);
+        const read = await store.getOutputs([fp('a'), fp('b')]);
+        expect(read).toStrictEqual(
+          new Map([
+            [fp('a'), full],
+            [fp('b'), bare],
+          ]),
+        );
+        expect(Object.keys(read.get(fp('b'))?.measured ?? {})).toEqual(['durationMs']);
+      });
+
+      it('keeps any JSON value as an output: scalars, null, nesting, unicode, escapes', async () => {
+        const values: Json[] = [
+          null,
+          0,
+          -1.5e-7,
+          true,
+          'plain',
+          '',
+          [],
+          {},
+          [1, [2, [3, { deep: [null] }]]],
+          { 'key with "quotes"': 'line\nbreak\ttab \\ backslash', emoji: '🧾', accents: 'Zürich, Québec' },
+        ];
+        const outs = values.map((value, index) => output(fp(`v${index}`), { item: `c-${index}`, value }));
+        await store.commitItems(outs.map((out) => computed('r-1', out)));
+        const read = await store.getOutputs(outs.map((out) => out.fingerprint));
+        expect(outs.map((out) => read.get(out.fingerprint)?.output)).toStrictEqual(values);
+      });
+
+      it('leaves unknown fingerprints out, and reads an empty or repeating list', async () => {
+        await store.commitItems([computed('r-1', output(fp('a')))]);
+        expect(fingerprints(await store.getOutputs([fp('x'), fp('a'), fp('y'), fp('a')]))).toEqual([fp('a')]);
+        expect((await store.getOutputs([])).size).toBe(0);
+        expect((await store.getOutputs([fp('x')])).size).toBe(0);
+      });
+
+      it('reads 20,000 fingerprints in one call', async () => {
+        const outs = Array.from({ length: 1_000 }, (_, index) => output(fp(`n${index}`), { item: `c-${index}` }));
+        await store.commitItems(outs.map((out) => computed('r-1', out)));
+        const asked = Array.from({ length: 20_000 }, (_, index) => fp(`n${index}`));
+        const read = await store.getOutputs(asked);
+        expect(read.size).toBe(1_000);
+        expect(read.get(fp('n999'))).toStrictEqual(outs[999]);
+        expect(read.has(fp('n1000'))).toBe(false);
+      });
+
+      it('never overwrites an output: a second one under the same fingerprint keeps the first', async () => {
+        const first = output(fp('a'), { value: { net: 1 }, createdAt: at(1) });
+        const second = output(fp('a'), { value: { net: 2 }, createdAt: at(7) });
+        await store.createRun(run('r-2'));
+        await store.commitItems([computed('r-1', first)]);
+        await store.commitItems([
+          { item: { ...done('r-2', 'extract', 'c-1', fp('a')), updatedAt: at(8) }, output: second },
+        ]);
+        expect((await store.getOutputs([fp('a')])).get(fp('a'))).toStrictEqual(first);
+        expect(await store.listRunItems('r-2')).toStrictEqual([
+          { ...done('r-2', 'extract', 'c-1', fp('a')), updatedAt: at(8) },
+        ]);
+      });
+
+      it('commits an item that reuses a stored output without storing anything else', async () => {
+        await store.commitItems([computed('r-1', output(fp('a')))]);
+        await store.createRun(run('r-2'));
+        await store.commitItems([{ item: done('r-2', 'extract', 'c-1', fp('a'), true) }]);
+        expect(await store.listRunItems('r-2')).toStrictEqual([done('r-2', 'extract', 'c-1', fp('a'), true)]);
+        expect(fingerprints(await store.latestOutputs('invoices', 'extract'))).toEqual([fp('a')]);
+      });
+
+      it('commits the items of several runs in one call, and an empty list', async () => {
+        await store.createRun(run('r-2'));
+        await store.commitItems([]);
+        await store.commitItems([
+          computed('r-1', output(fp('a'))),
+          { item: done('r-2', 'extract', 'c-1', fp('a'), true) },
+        ]);
+        expect(await store.listRunItems('r-1')).toStrictEqual([done('r-1', 'extract', 'c-1', fp('a'))]);
+        expect(await store.listRunItems('r-2')).toStrictEqual([done('r-2', 'extract', 'c-1', fp('a'), true)]);
+      });
+
+      it('rejects with NotFoundError an item of an unknown run among valid ones, and commits nothing', async () => {
+        const commits: ItemCommit[] = [
+          computed('r-1', output(fp('a'), { item: 'c-1' })),
+          computed('r-1', output(fp('b'), { item: 'c-2' })),
+          computed('no-such-run', output(fp('c'), { item: 'c-3' })),
+          computed('r-1', output(fp('d'), { item: 'c-4' })),
+        ];
+        await expect(store.commitItems(commits)).rejects.toBeInstanceOf(NotFoundError);
+        expect((await store.getOutputs([fp('a'), fp('b'), fp('c'), fp('d')])).size).toBe(0);
+        expect(await store.listRunItems('r-1')).toEqual([]);
+        expect(await store.listRunItems('no-such-run')).toEqual([]);
+        expect(await store.getRun('no-such-run')).toBeUndefined();
+      });
+
+      it('keeps everything of calls that overlap', async () => {
+        const outs = Array.from({ length: 40 }, (_, index) => output(fp(`o${index}`), { item: `c-${index}` }));
+        await Promise.all([
+          ...outs.map((out) => store.commitItems([computed('r-1', out)])),
+          store.getOutputs(outs.map((out) => out.fingerprint)),
+          store.listRunItems('r-1'),
+        ]);
+        expect((await store.getOutputs(outs.map((out) => out.fingerprint))).size).toBe(40);
+        expect(await store.listRunItems('r-1')).toHaveLength(40);
+      });
+    });
+
+    describe('run items', () => {
+      beforeEach(async () => {
+        await store.createRun(run('r-1'));
+        await store.createRun(run('r-2'));
+      });
+
+      it('returns done and failed items exact: a done item has no error, a failed one no digest or cached', async () => {
+        await store.commitItems([
+          computed('r-1', output(fp('a'), { item: 'c-1' })),
+          { item: failed('r-1', 'extract', 'c-2', fp('b')) },
+        ]);
+        const [doneRead, failedRead] = await store.listRunItems('r-1');
+        expect(doneRead).toStrictEqual(done('r-1', 'extract', 'c-1', fp('a')));
+        expect(failedRead).toStrictEqual(failed('r-1', 'extract', 'c-2', fp('b')));
+        expect(Object.keys(doneRead ?? {}).sort()).toEqual(Object.keys(done('r-1', 'x', 'y', 'z')).sort());
+        expect(Object.keys(failedRead ?? {}).sort()).toEqual(Object.keys(failed('r-1', 'x', 'y', 'z')).sort());
+      });
+
+      it('upserts by (run, step, item): a later commit replaces the earlier status', async () => {
+        await store.commitItems([{ item: failed('r-1', 'extract', 'c-1', fp('a')) }]);
+        await store.commitItems([computed('r-1', output(fp('b')))]);
+        expect(await store.listRunItems('r-1')).toStrictEqual([done('r-1', 'extract', 'c-1', fp('b'))]);
+        const again = { ...failed('r-1', 'extract', 'c-1', fp('c')), tries: 4, updatedAt: at(30) };
+        await store.commitItems([{ item: again }]);
+        expect(await store.listRunItems('r-1')).toStrictEqual([again]);
+        expect(await store.listRunItems('r-2')).toEqual([]);
+      });
+
+      it('keeps the last of two commits of one item in the same call', async () => {
+        await store.commitItems([{ item: failed('r-1', 'extract', 'c-1', fp('a')) }, computed('r-1', output(fp('b')))]);
+        expect(await store.listRunItems('r-1')).toStrictEqual([done('r-1', 'extract', 'c-1', fp('b'))]);
+      });
+
+      it('lists a run’s items in (step, item) order whatever the commit order; one step when asked', async () => {
+        const keys: [string, string][] = [
+          ['review', 'c-2'],
+          ['extract', 'c-2'],
+          ['review', 'c-10'],
+          ['extract', 'c-1'],
+          ['review', 'c-1'],
+        ];
+        await store.commitItems(keys.map(([step, item]) => ({ item: failed('r-1', step, item, fp(step + item)) })));
+        await store.commitItems([{ item: failed('r-2', 'extract', 'c-0', fp('other')) }]);
+        const order = (items: readonly RunItem[]) => items.map((item) => `${item.step}/${item.item}`);
+        expect(order(await store.listRunItems('r-1'))).toEqual([
+          'extract/c-1',
+          'extract/c-2',
+          'review/c-1',
+          'review/c-10',
+          'review/c-2',
+        ]);
+        expect(order(await store.listRunItems('r-1', 'review'))).toEqual(['review/c-1', 'review/c-10', 'review/c-2']);
+        expect(await store.listRunItems('r-1', 'publish')).toEqual([]);
+        expect(await store.listRunItems('no-such-run')).toEqual([]);
+      });
+    });
+
+    describe('latestOutputs', () => {
+      beforeEach(async () => {
+        await store.createRun(run('r-1'));
+      });
+
+      it('returns the newest output of each item of the step, keyed by item', async () => {
+        const newest1 = output(fp('c1-new'), { item: 'c-1', createdAt: at(30) });
+        const newest2 = output(fp('c2-only'), { item: 'c-2', createdAt: at(5) });
+        const outs = [
+          output(fp('c1-old'), { item: 'c-1', createdAt: at(10) }),
+          newest1,
+          output(fp('c1-mid'), { item: 'c-1', createdAt: at(20) }),
+          newest2,
+          output(fp('other-step'), { step: 'review', item: 'c-1', createdAt: at(50) }),
+          output(fp('other-wf'), { workflow: 'reports', item: 'c-1', createdAt: at(50) }),
+        ];
+        for (const out of outs) await store.commitItems([computed('r-1', out)]);
+        expect(await store.latestOutputs('invoices', 'extract')).toStrictEqual(
+          new Map([
+            ['c-1', newest1],
+            ['c-2', newest2],
+          ]),
+        );
+        expect(fingerprints(await store.latestOutputs('invoices', 'review'))).toEqual([fp('other-step')]);
+        expect(fingerprints(await store.latestOutputs('reports', 'extract'))).toEqual([fp('other-wf')]);
+        expect((await store.latestOutputs('invoices', 'publish')).size).toBe(0);
+      });
+
+      it('of two outputs created at the same instant, returns the one with the greater fingerprint', async () => {
+        const low = output(fp('a-low'), { createdAt: at(10) });
+        const high = output(fp('b-high'), { createdAt: at(10) });
+        await store.commitItems([computed('r-1', high)]);
+        await store.commitItems([computed('r-1', low)]);
+        expect((await store.latestOutputs('invoices', 'extract')).get('c-1')).toStrictEqual(high);
+      });
+    });
+
+    describe('close', () => {
+      it('is idempotent, and calls after it reject', async () => {
+        await store.createRun(run('r-1'));
+        await store.close();
+        await store.close();
+        await expect(store.getRun('r-1')).rejects.toThrow();
+        await expect(store.createRun(run('r-2'))).rejects.toThrow();
+        await expect(store.commitItems([computed('r-1', output(fp('a')))])).rejects.toThrow();
+        await expect(store.getOutputs([fp('a')])).rejects.toThrow();
+        await expect(store.latestOutputs('invoices', 'extract')).rejects.toThrow();
+        await expect(store.listRunItems('r-1')).rejects.toThrow();
+      });
+    });
+  });
+}
