@@ -5,13 +5,11 @@
  * method does its work at once and returns a settled Promise, so it is interchangeable with a
  * networked adapter.
  */
-import { mkdirSync } from 'node:fs';
-import { dirname } from 'node:path';
-import Database from 'better-sqlite3';
+import type Database from 'better-sqlite3';
 import { NotFoundError } from '../../core/errors.js';
 import { applyPatch } from '../patch.js';
 import type { ItemCommit, ResumeStore, RunItem, RunPatch, RunRecord, StoredOutput } from '../resume-store.js';
-import { migrate } from './migrations.js';
+import { openDatabase } from './open.js';
 import {
   OUTPUT_COLUMNS,
   outputFromRow,
@@ -24,7 +22,6 @@ import {
   runToRow,
 } from './resume-rows.js';
 import { insertSql, selectList, updateSql } from './rows.js';
-import { BUSY_TIMEOUT_MS } from './sqlite-store.js';
 
 /**
  * openSqliteResumeStore opens (creating it, its directory and its tables if needed) the database at
@@ -43,18 +40,7 @@ import { BUSY_TIMEOUT_MS } from './sqlite-store.js';
  * BUSY_TIMEOUT_MS.
  */
 export function openSqliteResumeStore(file: string): ResumeStore {
-  if (file !== ':memory:') mkdirSync(dirname(file), { recursive: true });
-  const db = new Database(file, { timeout: BUSY_TIMEOUT_MS });
-  try {
-    db.pragma('journal_mode = WAL');
-    db.pragma('synchronous = NORMAL');
-    db.pragma('foreign_keys = ON');
-    migrate(db);
-    return new SqliteResumeStore(db);
-  } catch (error) {
-    db.close();
-    throw error;
-  }
+  return new SqliteResumeStore(openDatabase(file, 'NORMAL'));
 }
 
 /** `INSERT … ON CONFLICT (keys) DO UPDATE SET` every other column: an upsert of the whole row. */

@@ -3,9 +3,7 @@
  * the tests use. better-sqlite3 is synchronous; each method does its work at once and returns a settled
  * Promise, so it is interchangeable with a networked adapter.
  */
-import { mkdirSync } from 'node:fs';
-import { dirname } from 'node:path';
-import Database from 'better-sqlite3';
+import type Database from 'better-sqlite3';
 import { NotFoundError } from '../../core/errors.js';
 import { applyPatch } from '../patch.js';
 import type {
@@ -17,7 +15,7 @@ import type {
   Store,
   TaskRecord,
 } from '../store.js';
-import { migrate } from './migrations.js';
+import { openDatabase } from './open.js';
 import {
   ATTEMPT_COLUMNS,
   attemptFromRow,
@@ -33,12 +31,7 @@ import {
   updateSql,
 } from './rows.js';
 
-/**
- * 5000 ms: how long a statement waits for another process's write lock before failing. Writes here are
- * single rows that hold the lock for well under a millisecond; 5 s covers a WAL checkpoint on a slow
- * disk, and still fails with an error instead of hanging when a process holds the lock for good.
- */
-export const BUSY_TIMEOUT_MS = 5000;
+export { BUSY_TIMEOUT_MS } from './open.js';
 
 /** exitCode and signal take `null` as a value in a patch (store.ts, AttemptPatch). */
 const NULL_VALUED_ATTEMPT_FIELDS: ReadonlySet<string> = new Set(['exitCode', 'signal']);
@@ -50,17 +43,7 @@ const NULL_VALUED_ATTEMPT_FIELDS: ReadonlySet<string> = new Set(['exitCode', 'si
  * caller owns the store and closes it.
  */
 export function openSqliteStore(file: string): Store {
-  if (file !== ':memory:') mkdirSync(dirname(file), { recursive: true });
-  const db = new Database(file, { timeout: BUSY_TIMEOUT_MS });
-  try {
-    db.pragma('journal_mode = WAL');
-    db.pragma('foreign_keys = ON');
-    migrate(db);
-    return new SqliteStore(db);
-  } catch (error) {
-    db.close();
-    throw error;
-  }
+  return new SqliteStore(openDatabase(file, 'FULL'));
 }
 
 class SqliteStore implements Store {
