@@ -54,7 +54,11 @@ export async function computeItem(
   }
   return {
     output: parsed.data,
-    measured: { durationMs: now() - started, inputTokens: answer.inputTokens, outputTokens: answer.outputTokens },
+    measured: {
+      durationMs: answer.durationMs ?? now() - started,
+      inputTokens: answer.inputTokens,
+      outputTokens: answer.outputTokens,
+    },
   };
 }
 

@@ -113,6 +113,11 @@ export interface ModelAnswer {
   readonly text: string;
   readonly inputTokens: number;
   readonly outputTokens: number;
+  /**
+   * How long the call took as the provider measured it (e.g. an API's processing-time header), when
+   * it says; the engine records it as the item's duration instead of its own wall-clock time.
+   */
+  readonly durationMs?: number;
 }
 
 /**
