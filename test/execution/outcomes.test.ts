@@ -67,7 +67,12 @@ describe('a real harness on PATH', () => {
     expect(result.attempts.map((a) => [a.outcome, a.simulated])).toEqual([['failed', false]]);
     expect(result.attempts[0]?.message).toContain('Reached maximum number of turns');
     // The raw stdout is kept as the attempt's log.
-    expect(readdirSync(bench.home.attemptDir(result.id, 1)).sort()).toEqual(['home', 'pgid', 'stderr.log', 'stdout.log']);
+    expect(readdirSync(bench.home.attemptDir(result.id, 1)).sort()).toEqual([
+      'home',
+      'pgid',
+      'stderr.log',
+      'stdout.log',
+    ]);
   });
 });
 
