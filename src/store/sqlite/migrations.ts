@@ -115,6 +115,38 @@ export const MIGRATIONS: readonly string[] = [
     )
   ) STRICT, WITHOUT ROWID;
   `,
+  // The workflow engine's EffectLedger (effect-ledger.ts), never garbage-collected. WITHOUT ROWID: the
+  // key is the lookup and results are small receipts. No foreign key to `workflow_runs`: a key outlives
+  // the run that claimed it (a later run of the same month must find it), and the ledger stands alone.
+  // `holder` names the ledger that claimed it last (whether it still runs is told by its lock file,
+  // holder-lock.ts). The CHECK keeps each state's fields: a result only when done, an error only when
+  // failed, a reason only when unknown.
+  `
+  CREATE TABLE effects (
+    key TEXT PRIMARY KEY CHECK (key <> ''),
+    workflow TEXT NOT NULL,
+    run TEXT NOT NULL,
+    step TEXT NOT NULL,
+    item TEXT NOT NULL,
+    state TEXT NOT NULL CHECK (state IN ('claimed', 'unknown', 'done', 'failed')),
+    holder TEXT NOT NULL,
+    claims INTEGER NOT NULL CHECK (claims >= 1),
+    result TEXT CHECK (json_valid(result)),
+    error TEXT,
+    reason TEXT,
+    settled_by TEXT,
+    created_at TEXT NOT NULL,
+    updated_at TEXT NOT NULL,
+    CHECK (
+      (state = 'claimed' AND result IS NULL AND error IS NULL AND reason IS NULL AND settled_by IS NULL)
+      OR (state = 'unknown' AND result IS NULL AND error IS NULL AND reason IS NOT NULL)
+      OR (state = 'done' AND result IS NOT NULL AND error IS NULL AND reason IS NULL)
+      OR (state = 'failed' AND result IS NULL AND error IS NOT NULL AND reason IS NULL)
+    )
+  ) STRICT, WITHOUT ROWID;
+  CREATE INDEX effects_by_run ON effects (run, key);
+  CREATE INDEX effects_by_state ON effects (state, key);
+  `,
 ];
 
 /** The schema version this build writes: the number of migrations. */
