@@ -24,6 +24,8 @@ export interface RunRecord {
   readonly state: 'running' | 'crashed' | 'succeeded' | 'failed';
   /** Why it stopped, e.g. `crashed at fact-check item c-1412: overloaded (retry budget spent)`. */
   readonly message?: string;
+  /** The absolute path of the workflow file it was started from, so it can be resumed by its id alone. */
+  readonly module?: string;
   readonly createdAt: string;
   readonly updatedAt: string;
 }

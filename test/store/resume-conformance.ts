@@ -99,7 +99,7 @@ export function describeResumeStoreConformance(name: string, open: () => Promise
         expect(Object.keys(read ?? {}).sort()).toEqual(Object.keys(run('r-1')).sort());
       });
 
-      it('returns a run with a message and nested parameters as it was created', async () => {
+      it('returns a run with a message, its workflow file and nested parameters as it was created', async () => {
         const full: RunRecord = {
           ...run('r-1'),
           params: {
@@ -113,6 +113,7 @@ export function describeResumeStoreConformance(name: string, open: () => Promise
           },
           state: 'crashed',
           message: 'crashed at fact-check item c-1412: overloaded (retry budget spent)',
+          module: '/work/statements/first.mjs',
         };
         await store.createRun(full);
         expect(await store.getRun('r-1')).toStrictEqual(full);

@@ -87,7 +87,9 @@ describe('openSqliteResumeStore', () => {
     await openSqliteResumeStore(file).close();
     const raw = new Database(file);
     try {
-      const insertRun = raw.prepare("INSERT INTO workflow_runs VALUES (?, 'wf', ?, ?, NULL, 't', 't')");
+      const insertRun = raw.prepare(
+        "INSERT INTO workflow_runs (id, workflow, params, state, message, created_at, updated_at) VALUES (?, 'wf', ?, ?, NULL, 't', 't')",
+      );
       expect(() => insertRun.run('r-1', '{}', 'paused')).toThrow(/CHECK/);
       expect(() => insertRun.run('r-2', '[1]', 'running')).toThrow(/CHECK/);
       expect(() => insertRun.run('r-3', '{"month":', 'running')).toThrow(/CHECK/);

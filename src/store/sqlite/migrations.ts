@@ -147,6 +147,9 @@ export const MIGRATIONS: readonly string[] = [
   CREATE INDEX effects_by_run ON effects (run, key);
   CREATE INDEX effects_by_state ON effects (state, key);
   `,
+  `
+  ALTER TABLE workflow_runs ADD COLUMN module TEXT;
+  `,
 ];
 
 /** The schema version this build writes: the number of migrations. */

@@ -14,6 +14,7 @@ export const RUN_COLUMNS = {
   params: 'params',
   state: 'state',
   message: 'message',
+  module: 'module',
   createdAt: 'created_at',
   updatedAt: 'updated_at',
 } as const;
@@ -55,14 +56,20 @@ const RunRow = z.object({
   params: text,
   state: z.enum(['running', 'crashed', 'succeeded', 'failed']),
   message: optionalText,
+  module: optionalText,
   createdAt: text,
   updatedAt: text,
 });
 const Params = z.record(z.string(), z.json());
 
 export function runFromRow(row: unknown): RunRecord {
-  const { params, message, ...rest } = RunRow.parse(row);
-  return { ...rest, params: Params.parse(JSON.parse(params)), ...(message !== null && { message }) };
+  const { params, message, module, ...rest } = RunRow.parse(row);
+  return {
+    ...rest,
+    params: Params.parse(JSON.parse(params)),
+    ...(message !== null && { message }),
+    ...(module !== null && { module }),
+  };
 }
 
 export function runToRow(run: RunRecord): Record<string, unknown> {
@@ -72,6 +79,7 @@ export function runToRow(run: RunRecord): Record<string, unknown> {
     params: JSON.stringify(run.params),
     state: run.state,
     message: run.message ?? null,
+    module: run.module ?? null,
     createdAt: run.createdAt,
     updatedAt: run.updatedAt,
   };
