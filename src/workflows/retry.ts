@@ -46,9 +46,9 @@ export const DEFAULT_RETRY_POLICY = {
   maxRetryAfterMs: 120_000,
   /**
    * Retries across the whole run. The issue's statement run makes ≈5,200 model calls; 100 retries
-   * absorb a background of transient errors up to ≈2% of them. In an outage, when every call fails,
-   * 100 retries are spent by ≈25 items (4 retries each), so the run crashes within a minute rather than
-   * marching all 2,000 items to giving up one by one.
+   * absorb a background of transient errors up to ≈2% of them. It bounds what scattered failures
+   * cost a run; an outage, where every call fails, already stops the run at the first item that runs
+   * out of its own tries (the engine crashes the run then, resumable).
    */
   runBudget: 100,
   /** AWS "full jitter": a uniform sleep in [0, ceiling), the spread that best de-synchronises clients. */
