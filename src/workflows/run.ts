@@ -18,9 +18,9 @@ import { describeError, NotFoundError, UsageError } from '../core/errors.js';
 import { newExecutionId } from '../core/ids.js';
 import type { ItemCommit, Json, ResumeStore, RunItem, RunRecord, StoredOutput } from '../store/resume-store.js';
 import { computeItem } from './compute-item.js';
-import type { ItemInput, ModelProvider, RunView, StepDefinition, WorkflowDefinition } from './define.js';
-import { SINGLE_ITEM } from './define.js';
-import { digestOf, type FingerprintComponents, fingerprintOf } from './fingerprint.js';
+import type { ItemInput, ModelProvider, RunView, WorkflowDefinition } from './define.js';
+import { digestOf, type FingerprintComponents } from './fingerprint.js';
+import { itemsOf, type Produced, prepareItem } from './prepare.js';
 import { RetryBudget, type RetryConfig, resolveRetryPolicy, runWithRetries } from './retry.js';
 import { defaultConcurrency, validateDefinition } from './validate.js';
 
@@ -108,12 +108,6 @@ export async function resumeRun(
   return drive(definition, { ...stored, state: 'running', updatedAt }, options);
 }
 
-/** An item's output in this drive. */
-interface Produced {
-  readonly output: Json;
-  readonly digest: string;
-}
-
 /** Why the drive stopped early: the first transient failure past the retry limits. */
 interface Crash {
   readonly step: string;
@@ -177,7 +171,7 @@ async function drive(definition: WorkflowDefinition, run: RunRecord, options: Wo
       const plans: { key: string; components: FingerprintComponents; fingerprint: string; input: ItemInput }[] = [];
       let blocked = 0;
       for (const key of keys) {
-        const prepared = prepare(definition, step, key, view, produced, run.params);
+        const prepared = prepareItem(definition, step, key, view, produced, run.params);
         if (prepared === undefined) {
           blocked += 1;
           continue;
@@ -326,59 +320,6 @@ function doneItem(
     tries,
     updatedAt,
   };
-}
-
-/** The step's item keys in this run. */
-function itemsOf(
-  step: StepDefinition,
-  definition: WorkflowDefinition,
-  view: RunView,
-  params: Readonly<Record<string, Json>>,
-): readonly string[] {
-  if (step.items === 'single') return [SINGLE_ITEM];
-  if (step.items === 'source') return definition.source?.(params) ?? [];
-  return step.items(view);
-}
-
-/**
- * The item's input and fingerprint, or undefined when an upstream item it reads has no output in
- * this run (it failed or was blocked).
- */
-function prepare(
-  definition: WorkflowDefinition,
-  step: StepDefinition,
-  key: string,
-  view: RunView,
-  produced: ReadonlyMap<string, ReadonlyMap<string, Produced>>,
-  runParams: Readonly<Record<string, Json>>,
-): { components: FingerprintComponents; fingerprint: string; input: ItemInput } | undefined {
-  const inputs: Record<string, Record<string, Json>> = {};
-  const digests: (readonly [string, string, string])[] = [];
-  for (const read of step.reads ?? []) {
-    const upstream = produced.get(read.step);
-    const keys = read.items === 'same' ? [key] : read.items === 'all' ? view.keys(read.step) : read.items(key, view);
-    const slot: Record<string, Json> = {};
-    for (const upstreamKey of keys) {
-      const found = upstream?.get(upstreamKey);
-      if (found === undefined) return undefined;
-      slot[upstreamKey] = found.output;
-      digests.push([read.step, upstreamKey, found.digest]);
-    }
-    inputs[read.step] = slot;
-  }
-  digests.sort((a, b) => (a[0] === b[0] ? (a[1] < b[1] ? -1 : a[1] > b[1] ? 1 : 0) : a[0] < b[0] ? -1 : 1));
-  const params: Record<string, Json> = {};
-  for (const name of step.params ?? []) params[name] = runParams[name] as Json;
-  const components: FingerprintComponents = {
-    workflow: definition.name,
-    step: step.name,
-    version: step.version,
-    item: key,
-    params,
-    ...(step.kind === 'model' && { model: step.model }),
-    inputs: digests,
-  };
-  return { components, fingerprint: fingerprintOf(components), input: { key, params, inputs } };
 }
 
 /**

@@ -1,0 +1,260 @@
+/**
+ * The planner: what resuming a run with a (typically fixed) definition would do, and what it would
+ * cost, without running anything. Per step: how many items are cached, will run (by reason) and may
+ * run (an upstream item will run and its new output is unknown); their tokens, dollars and hours;
+ * the totals against a deadline and a budget; and side by side, a full rerun from a given step. The
+ * rules that sort items are in plan-items.ts, the costing in plan-cost.ts.
+ *
+ * Costs count the items that will run and those that may: a plan is checked against a deadline and
+ * a budget, and an item that may run must fit in both. `certain` in the totals counts only the items
+ * that will run. Review steps do not exist yet; their hours will add to `total.hours` beside the
+ * steps' when they do.
+ *
+ * Reads only: one getRun and one listRunItems for the run; per step, the few getOutputs calls
+ * plan-items.ts describes, and latestOutputs only when the run has items of the step it never
+ * computed or no output of it to measure. The caller owns the store.
+ */
+import { NotFoundError, UsageError } from '../core/errors.js';
+import type { Measured, ResumeStore, RunItem, StoredOutput } from '../store/resume-store.js';
+import type { ModelProvider, StepDefinition, WorkflowDefinition } from './define.js';
+import { type Cost, type CostSum, costOf, type ItemRate, type ModelPrice, rateOf, sumCosts } from './plan-cost.js';
+import { type PlanReason, PlanState, planStepItems } from './plan-items.js';
+import { defaultConcurrency, validateDefinition } from './validate.js';
+
+export type { Cost, CostSum, ItemRate, ModelPrice, PlanReason };
+
+export interface PlanOptions {
+  readonly store: ResumeStore;
+  /** The id of the run to plan a resume of. */
+  readonly run: string;
+  /** Steps to treat as changed in full: every item will run (reason `invalidated`). */
+  readonly invalidate?: readonly string[];
+  /** Step → how many of its items' outputs a resume will change (the rest come out the same). */
+  readonly assumeChanged?: Readonly<Record<string, number>>;
+  /** The step the full rerun compared with starts at (default: the first step with items that will run). */
+  readonly fullFrom?: string;
+  /** USD per million tokens, by model name; a model step whose model has none costs an unknown amount. */
+  readonly prices?: Readonly<Record<string, ModelPrice>>;
+  /** The most the plan may cost, in USD. */
+  readonly maxUsd?: number;
+  readonly deadline?: Date;
+  /** Injectable clock for the deadline (ms since the epoch). */
+  readonly now?: () => number;
+}
+
+/** One step of a plan. */
+export interface StepPlan {
+  readonly step: string;
+  readonly kind: StepDefinition['kind'];
+  /** The model a model step calls (what `prices` is keyed by). */
+  readonly model?: string;
+  readonly items: number;
+  readonly cached: number;
+  /** Items that will run; `reasons` counts an item under each of its reasons. */
+  readonly willRun: { readonly items: number; readonly reasons: Partial<Record<PlanReason, number>> };
+  /** Items that may run: an upstream item they read will or may run, with an output not known yet. */
+  readonly mayRun: number;
+  /** The `assumeChanged` figure given for this step. */
+  readonly assumedChanged?: number;
+  /** True when the counts rest on which upstream outputs an `assumeChanged` figure was taken to change. */
+  readonly estimated: boolean;
+  readonly concurrency: number;
+  /** Per item: measured (mean of stored outputs) or estimated tokens and seconds. */
+  readonly rate: ItemRate;
+  /** What the items that will or may run cost. */
+  readonly cost: Cost;
+  /** What the items that will run cost. */
+  readonly certainCost: Cost;
+  readonly notes: readonly string[];
+}
+
+/** The totals of a plan: the items that will or may run, and those that will (`certain`). */
+export interface PlanTotal extends CostSum {
+  readonly certain: { readonly usd: number; readonly hours: number };
+}
+
+/** A full rerun from one step: every item of it and of every later step. */
+export interface FullRerun {
+  readonly from: string;
+  readonly steps: readonly { readonly step: string; readonly cost: Cost }[];
+  readonly total: CostSum;
+}
+
+export interface DeadlinePlan {
+  readonly at: string;
+  /** From now; negative once past. */
+  readonly hoursLeft: number;
+  /** The plan's total hours (known ones) fit in the hours left. */
+  readonly fits: boolean;
+  /** The full rerun's hours fit. */
+  readonly fullFits: boolean;
+}
+
+export interface BudgetPlan {
+  readonly maxUsd: number;
+  /** The plan's total (known) dollars are within `maxUsd`. */
+  readonly fits: boolean;
+  readonly fullFits: boolean;
+}
+
+export interface Plan {
+  readonly run: string;
+  readonly workflow: string;
+  readonly steps: readonly StepPlan[];
+  readonly total: PlanTotal;
+  readonly full: FullRerun;
+  readonly deadline: DeadlinePlan | null;
+  readonly budget: BudgetPlan | null;
+}
+
+const HOUR_MS = 3_600_000;
+
+/** Plans a resume of `options.run` with `definition`. Runs nothing; writes nothing. */
+export async function planResume(definition: WorkflowDefinition, options: PlanOptions): Promise<Plan> {
+  const { store } = options;
+  const run = await store.getRun(options.run);
+  if (run === undefined) throw new NotFoundError(`no workflow run ${options.run}`);
+  if (run.workflow !== definition.name) {
+    throw new UsageError(
+      `run ${run.id} is of workflow ${JSON.stringify(run.workflow)}, not ${JSON.stringify(definition.name)}`,
+    );
+  }
+  validateDefinition(definition, run.params, planningProviders(definition));
+  checkOptions(definition, options);
+
+  const runItems = new Map<string, Map<string, RunItem>>();
+  for (const item of await store.listRunItems(run.id)) {
+    const ofStep = runItems.get(item.step) ?? new Map<string, RunItem>();
+    runItems.set(item.step, ofStep);
+    ofStep.set(item.item, item);
+  }
+
+  const state = new PlanState(store, run.params);
+  const invalidated = new Set(options.invalidate ?? []);
+  const steps: StepPlan[] = [];
+  /** Each step's cost if all its items ran: the full rerun's, from whichever step it starts at. */
+  const allItems: { step: string; cost: Cost }[] = [];
+  for (const step of definition.steps) {
+    let latest: Promise<ReadonlyMap<string, StoredOutput>> | undefined;
+    const loadLatest = () => {
+      latest ??= store.latestOutputs(definition.name, step.name);
+      return latest;
+    };
+    const assumed = options.assumeChanged?.[step.name];
+    const items = await planStepItems(
+      {
+        definition,
+        step,
+        params: run.params,
+        store,
+        runItems: runItems.get(step.name) ?? new Map(),
+        invalidated: invalidated.has(step.name),
+        assumeChanged: assumed,
+        latest: loadLatest,
+      },
+      state,
+    );
+    const history: readonly Measured[] =
+      items.measured.length > 0 ? items.measured : [...(await loadLatest()).values()].map((output) => output.measured);
+    const rate = rateOf(step, history);
+    const concurrency = defaultConcurrency(step);
+    const price = step.kind === 'model' ? options.prices?.[step.model.name] : undefined;
+    steps.push({
+      step: step.name,
+      kind: step.kind,
+      ...(step.kind === 'model' && { model: step.model.name }),
+      items: items.keys.length,
+      cached: items.cached,
+      willRun: { items: items.willRun, reasons: items.reasons },
+      mayRun: items.mayRun,
+      ...(assumed !== undefined && { assumedChanged: assumed }),
+      estimated: items.estimated,
+      concurrency,
+      rate,
+      cost: costOf(rate, items.willRun + items.mayRun, concurrency, price),
+      certainCost: costOf(rate, items.willRun, concurrency, price),
+      notes: items.notes,
+    });
+    allItems.push({ step: step.name, cost: costOf(rate, items.keys.length, concurrency, price) });
+  }
+
+  const total = sumCosts(steps);
+  const certain = sumCosts(steps.map((step) => ({ step: step.step, cost: step.certainCost })));
+  const from =
+    options.fullFrom ?? steps.find((step) => step.willRun.items > 0)?.step ?? (definition.steps[0]?.name as string);
+  const fullSteps = allItems.slice(allItems.findIndex((entry) => entry.step === from));
+  const full: FullRerun = { from, steps: fullSteps, total: sumCosts(fullSteps) };
+
+  let deadline: DeadlinePlan | null = null;
+  if (options.deadline !== undefined) {
+    const hoursLeft = (options.deadline.getTime() - (options.now ?? Date.now)()) / HOUR_MS;
+    deadline = {
+      at: options.deadline.toISOString(),
+      hoursLeft,
+      fits: total.hours <= hoursLeft,
+      fullFits: full.total.hours <= hoursLeft,
+    };
+  }
+  const budget: BudgetPlan | null =
+    options.maxUsd === undefined
+      ? null
+      : { maxUsd: options.maxUsd, fits: total.usd <= options.maxUsd, fullFits: full.total.usd <= options.maxUsd };
+  return {
+    run: run.id,
+    workflow: run.workflow,
+    steps,
+    total: { ...total, certain: { usd: certain.usd, hours: certain.hours } },
+    full,
+    deadline,
+    budget,
+  };
+}
+
+/** The exit code a plan calls for: 0 nothing to do, 1 work pending, 2 over the budget or past the deadline. */
+export function planExitCode(plan: Plan): 0 | 1 | 2 {
+  if (plan.steps.every((step) => step.willRun.items === 0 && step.mayRun === 0)) return 0;
+  if (plan.budget?.fits === false || plan.deadline?.fits === false) return 2;
+  return 1;
+}
+
+/** Every step an option names must exist; counts and money must be non-negative. */
+function checkOptions(definition: WorkflowDefinition, options: PlanOptions): void {
+  const names = new Set(definition.steps.map((step) => step.name));
+  const known = (what: string, name: string) => {
+    if (!names.has(name)) {
+      throw new UsageError(`${what} names the step ${JSON.stringify(name)}, which ${definition.name} does not have`);
+    }
+  };
+  for (const name of options.invalidate ?? []) known('invalidate', name);
+  for (const [name, count] of Object.entries(options.assumeChanged ?? {})) {
+    known('assume-changed', name);
+    if (!Number.isInteger(count) || count < 0) {
+      throw new UsageError(`assume-changed ${name}=${count}: the count must be a whole number, 0 or more`);
+    }
+  }
+  if (options.fullFrom !== undefined) known('full-from', options.fullFrom);
+  if (options.maxUsd !== undefined && !(options.maxUsd >= 0)) {
+    throw new UsageError(`max-usd ${options.maxUsd}: must be a number, 0 or more`);
+  }
+  for (const [model, price] of Object.entries(options.prices ?? {})) {
+    if (!(price.inputPerMTok >= 0 && price.outputPerMTok >= 0)) {
+      throw new UsageError(`the price of ${model} must be two numbers, 0 or more`);
+    }
+  }
+  if (options.deadline !== undefined && Number.isNaN(options.deadline.getTime())) {
+    throw new UsageError('the deadline is not a valid date');
+  }
+}
+
+/**
+ * Providers for validating a definition that will not run: a plan calls no model, so every model
+ * step's provider is present as one that refuses to be called.
+ */
+function planningProviders(definition: WorkflowDefinition): Record<string, ModelProvider> {
+  const refuse: ModelProvider = {
+    complete: () => Promise.reject(new UsageError('a plan calls no model')),
+  };
+  const providers: Record<string, ModelProvider> = {};
+  for (const step of definition.steps) if (step.kind === 'model') providers[step.model.provider] = refuse;
+  return providers;
+}

@@ -1,0 +1,104 @@
+/**
+ * What a step item is computed from, and its fingerprint: the one place both the runner (run.ts)
+ * and the planner (plan.ts) derive a step's item keys, the upstream outputs an item reads and the
+ * fingerprint those give, so a plan's "cached" is exactly what a resume would reuse. Pure functions
+ * of the definition, the run's parameters and the upstream outputs the caller holds; they own
+ * nothing and run nothing.
+ */
+import type { Json } from '../store/resume-store.js';
+import type { ItemInput, Read, RunView, StepDefinition, WorkflowDefinition } from './define.js';
+import { SINGLE_ITEM } from './define.js';
+import { type FingerprintComponents, fingerprintOf } from './fingerprint.js';
+
+/** An upstream item's output, as the caller holds it: the value and its digest. */
+export interface Produced {
+  readonly output: Json;
+  readonly digest: string;
+}
+
+/** The step's item keys in a run: `all` for a single step, the source's items, or its items function's. */
+export function itemsOf(
+  step: StepDefinition,
+  definition: WorkflowDefinition,
+  view: RunView,
+  params: Readonly<Record<string, Json>>,
+): readonly string[] {
+  if (step.items === 'single') return [SINGLE_ITEM];
+  if (step.items === 'source') return definition.source?.(params) ?? [];
+  return step.items(view);
+}
+
+/** The keys of `read.step` that item `key` reads. */
+export function readKeys(read: Read, key: string, view: RunView): readonly string[] {
+  return read.items === 'same' ? [key] : read.items === 'all' ? view.keys(read.step) : read.items(key, view);
+}
+
+/** An item's fingerprint and what it is made of. */
+export interface Fingerprinted {
+  readonly components: FingerprintComponents;
+  readonly fingerprint: string;
+}
+
+/** An item ready to compute: what its fingerprint is made of, the fingerprint, and its input. */
+export interface PreparedItem extends Fingerprinted {
+  readonly input: ItemInput;
+}
+
+/**
+ * The item's fingerprint from the digests of the upstream outputs it reads, or undefined when
+ * `digestOf` has none for one of them (it failed, was blocked, or has not run).
+ */
+export function fingerprintItem(
+  definition: WorkflowDefinition,
+  step: StepDefinition,
+  key: string,
+  view: RunView,
+  runParams: Readonly<Record<string, Json>>,
+  digestOf: (step: string, key: string) => string | undefined,
+): Fingerprinted | undefined {
+  const digests: (readonly [string, string, string])[] = [];
+  for (const read of step.reads ?? []) {
+    for (const upstreamKey of readKeys(read, key, view)) {
+      const digest = digestOf(read.step, upstreamKey);
+      if (digest === undefined) return undefined;
+      digests.push([read.step, upstreamKey, digest]);
+    }
+  }
+  digests.sort((a, b) => (a[0] === b[0] ? (a[1] < b[1] ? -1 : a[1] > b[1] ? 1 : 0) : a[0] < b[0] ? -1 : 1));
+  const params: Record<string, Json> = {};
+  for (const name of step.params ?? []) params[name] = runParams[name] as Json;
+  const components: FingerprintComponents = {
+    workflow: definition.name,
+    step: step.name,
+    version: step.version,
+    item: key,
+    params,
+    ...(step.kind === 'model' && { model: step.model }),
+    inputs: digests,
+  };
+  return { components, fingerprint: fingerprintOf(components) };
+}
+
+/**
+ * The item's input and fingerprint, or undefined when an upstream item it reads has no output in
+ * `produced` (it failed, was blocked, or has not run).
+ */
+export function prepareItem(
+  definition: WorkflowDefinition,
+  step: StepDefinition,
+  key: string,
+  view: RunView,
+  produced: ReadonlyMap<string, ReadonlyMap<string, Produced>>,
+  runParams: Readonly<Record<string, Json>>,
+): PreparedItem | undefined {
+  const inputs: Record<string, Record<string, Json>> = {};
+  for (const read of step.reads ?? []) inputs[read.step] = {};
+  const fingerprinted = fingerprintItem(definition, step, key, view, runParams, (upstreamStep, upstreamKey) => {
+    const found = produced.get(upstreamStep)?.get(upstreamKey);
+    if (found === undefined) return undefined;
+    (inputs[upstreamStep] as Record<string, Json>)[upstreamKey] = found.output;
+    return found.digest;
+  });
+  if (fingerprinted === undefined) return undefined;
+  return { ...fingerprinted, input: { key, params: fingerprinted.components.params, inputs } };
+}
