@@ -12,6 +12,7 @@ import { registerServe } from './serve.js';
 import { registerSimApi } from './sim-api.js';
 import { registerStop } from './stop.js';
 import { registerSubmit } from './submit.js';
+import { registerWorkflow } from './workflow.js';
 
 export function buildProgram(): Command {
   const program = new Command('harmflow')
@@ -32,6 +33,7 @@ export function buildProgram(): Command {
   registerCancel(program);
   registerAdmission(program);
   registerStop(program);
+  registerWorkflow(program);
   for (const command of program.commands) command.exitOverride();
   return program;
 }

@@ -15,7 +15,7 @@
  * computed or no output of it to measure. The caller owns the store.
  */
 import { NotFoundError, UsageError } from '../core/errors.js';
-import type { Measured, ResumeStore, RunItem, StoredOutput } from '../store/resume-store.js';
+import type { Json, Measured, ResumeStore, RunItem, RunRecord, StoredOutput } from '../store/resume-store.js';
 import type { ModelProvider, StepDefinition, WorkflowDefinition } from './define.js';
 import { type Cost, type CostSum, costOf, type ItemRate, type ModelPrice, rateOf, sumCosts } from './plan-cost.js';
 import { type PlanReason, PlanState, planStepItems } from './plan-items.js';
@@ -25,8 +25,12 @@ export type { Cost, CostSum, ItemRate, ModelPrice, PlanReason };
 
 export interface PlanOptions {
   readonly store: ResumeStore;
-  /** The id of the run to plan a resume of. */
-  readonly run: string;
+  /**
+   * The id of the run to plan a resume of; absent to plan a new run (with `params` over the
+   * definition's defaults), which reuses what earlier runs stored.
+   */
+  readonly run?: string;
+  readonly params?: Readonly<Record<string, Json>>;
   /** Steps to treat as changed in full: every item will run (reason `invalidated`). */
   readonly invalidate?: readonly string[];
   /** Step → how many of its items' outputs a resume will change (the rest come out the same). */
@@ -109,21 +113,34 @@ export interface Plan {
 
 const HOUR_MS = 3_600_000;
 
-/** Plans a resume of `options.run` with `definition`. Runs nothing; writes nothing. */
-export async function planResume(definition: WorkflowDefinition, options: PlanOptions): Promise<Plan> {
-  const { store } = options;
-  const run = await store.getRun(options.run);
+/** The run planned: the stored one, or a new one's id (`new`) and parameters. */
+async function runToPlan(
+  definition: WorkflowDefinition,
+  options: PlanOptions,
+): Promise<Pick<RunRecord, 'id' | 'params'>> {
+  if (options.run === undefined) return { id: NEW_RUN, params: { ...definition.params, ...options.params } };
+  const run = await options.store.getRun(options.run);
   if (run === undefined) throw new NotFoundError(`no workflow run ${options.run}`);
   if (run.workflow !== definition.name) {
     throw new UsageError(
       `run ${run.id} is of workflow ${JSON.stringify(run.workflow)}, not ${JSON.stringify(definition.name)}`,
     );
   }
+  return run;
+}
+
+/** The `run` of a plan for a run not created yet. */
+export const NEW_RUN = 'new';
+
+/** Plans a resume of `options.run` (or a new run) with `definition`. Runs nothing; writes nothing. */
+export async function planResume(definition: WorkflowDefinition, options: PlanOptions): Promise<Plan> {
+  const { store } = options;
+  const run = await runToPlan(definition, options);
   validateDefinition(definition, run.params, planningProviders(definition));
   checkOptions(definition, options);
 
   const runItems = new Map<string, Map<string, RunItem>>();
-  for (const item of await store.listRunItems(run.id)) {
+  for (const item of options.run === undefined ? [] : await store.listRunItems(options.run)) {
     const ofStep = runItems.get(item.step) ?? new Map<string, RunItem>();
     runItems.set(item.step, ofStep);
     ofStep.set(item.item, item);
@@ -201,7 +218,7 @@ export async function planResume(definition: WorkflowDefinition, options: PlanOp
       : { maxUsd: options.maxUsd, fits: total.usd <= options.maxUsd, fullFits: full.total.usd <= options.maxUsd };
   return {
     run: run.id,
-    workflow: run.workflow,
+    workflow: definition.name,
     steps,
     total: { ...total, certain: { usd: certain.usd, hours: certain.hours } },
     full,

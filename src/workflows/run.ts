@@ -72,7 +72,11 @@ export interface RunResult {
 /** Creates a run of `definition` (parameters: its defaults, then `params`) and drives it. */
 export async function startRun(
   definition: WorkflowDefinition,
-  options: WorkflowOptions & { readonly params?: Readonly<Record<string, Json>> },
+  options: WorkflowOptions & {
+    readonly params?: Readonly<Record<string, Json>>;
+    /** The workflow file it comes from, recorded so the run can be resumed by its id. */
+    readonly module?: string;
+  },
 ): Promise<RunResult> {
   const params = { ...definition.params, ...options.params };
   validateDefinition(definition, params, options.providers ?? {});
@@ -82,6 +86,7 @@ export async function startRun(
     workflow: definition.name,
     params,
     state: 'running',
+    ...(options.module !== undefined && { module: options.module }),
     createdAt: now,
     updatedAt: now,
   };
@@ -108,10 +113,12 @@ export async function resumeRun(
   return drive(definition, { ...stored, state: 'running', updatedAt }, options);
 }
 
-/** Why the drive stopped early: the first transient failure past the retry limits. */
+/** Why the drive stopped early: the first item, in its step's order, whose transient errors outlasted the retry limits. */
 interface Crash {
   readonly step: string;
   readonly item: string;
+  /** The item's place in its step: of items that run out at once, the run names the first. */
+  readonly index: number;
   readonly message: string;
 }
 
@@ -254,7 +261,10 @@ async function drive(definition: WorkflowDefinition, run: RunRecord, options: Wo
             });
           } else {
             const why = result.reason === 'item' ? ` (${result.tries} tries)` : '';
-            crash ??= { step: step.name, item: plan.key, message: `${result.error}${why}` };
+            const index = toCompute.indexOf(plan);
+            if (crash === undefined || index < crash.index) {
+              crash = { step: step.name, item: plan.key, index, message: `${result.error}${why}` };
+            }
           }
           if (pending.length >= MAX_BATCH) await flush();
         },
@@ -288,9 +298,19 @@ async function drive(definition: WorkflowDefinition, run: RunRecord, options: Wo
   });
   emit({ type: 'run.ended', state: end.state, ...(end.message !== undefined && { message: end.message }) });
   return {
-    run: { ...run, state: end.state, ...(end.message !== undefined && { message: end.message }), updatedAt },
+    run: {
+      ...withoutMessage(run),
+      state: end.state,
+      ...(end.message !== undefined && { message: end.message }),
+      updatedAt,
+    },
     steps: summaries,
   };
+}
+
+function withoutMessage(run: RunRecord): RunRecord {
+  const { message: _earlier, ...rest } = run;
+  return rest;
 }
 
 function failureMessage(failures: number, summaries: readonly StepSummary[], first: string | undefined): string {

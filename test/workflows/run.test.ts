@@ -229,6 +229,8 @@ describe('retries, crashes and defects', () => {
     overloaded = false;
     const resumed = await resumeRun(checked('stand-in'), first.run.id, options({ providers: { 'stand-in': model } }));
     expect(resumed.run.state).toBe('succeeded');
+    expect(resumed.run.message).toBeUndefined();
+    expect((await store.getRun(first.run.id))?.message).toBeUndefined();
     expect(model.prompts.slice(6)).toEqual(['check c3', 'check c4']);
   });
 
