@@ -1,14 +1,16 @@
 // @ts-check
 /**
  * The statements workflow of issue 5: a month's card statements for 2,000 business customers, in the
- * steps pull, categorise, totals, narrative and fact-check (steps.mjs), their model steps answered by
+ * steps pull, categorise, totals, narrative, fact-check (steps.mjs) and send (mailer.mjs), their model steps answered by
  * a deterministic local stand-in (model.mjs). `build` gives what a run needs: the definition, the
- * model providers it names and the prices plans cost its tokens at. The review and send steps are
- * appended to `steps` when those step kinds exist. first.mjs and fixed.mjs are the two definitions of
+ * model providers it names and the prices plans cost its tokens at. Step 7, send, emails each
+ * statement once through the effects ledger (mailer.mjs); the review step (6) comes when review steps
+ * exist. first.mjs and fixed.mjs are the two definitions of
  * the issue's story (README.md).
  */
 import { z } from 'zod';
 import { customerKeys } from './data.mjs';
+import { defaultOutbox, sendStep } from './mailer.mjs';
 import { StandInModel } from './model.mjs';
 import { categoriseStep, factCheckStep, MODEL, narrativeStep, pullStep, totalsStep } from './steps.mjs';
 
@@ -26,6 +28,8 @@ const PRICE = { inputPerMTok: 3, outputPerMTok: 15 };
 const Options = z.strictObject({
   categoriseVersion: z.union([z.literal(1), z.literal(2)]),
   overloaded: z.boolean().default(false),
+  /** The file the send step's stand-in mail provider appends to (mailer.mjs). */
+  outbox: z.string().min(1).optional(),
 });
 
 /**
@@ -44,13 +48,20 @@ const Options = z.strictObject({
  * @returns {Built}
  */
 export function build(options) {
-  const { categoriseVersion, overloaded } = Options.parse(options);
+  const { categoriseVersion, overloaded, outbox } = Options.parse(options);
   return {
     workflow: {
       name: 'statements',
       params: { month: MONTH },
       source: () => customerKeys(),
-      steps: [pullStep(), categoriseStep(categoriseVersion), totalsStep(), narrativeStep(), factCheckStep()],
+      steps: [
+        pullStep(),
+        categoriseStep(categoriseVersion),
+        totalsStep(),
+        narrativeStep(),
+        factCheckStep(),
+        sendStep(outbox ?? defaultOutbox()),
+      ],
     },
     providers: { [MODEL.provider]: new StandInModel(overloaded ? { overloadedFrom: OVERLOADED_FROM } : {}) },
     prices: { [MODEL.name]: PRICE },

@@ -10,7 +10,9 @@ import { mkdirSync } from 'node:fs';
 import type { Command } from 'commander';
 import { EXIT, NotFoundError, UsageError } from '../core/errors.js';
 import { harmflowHome } from '../core/home.js';
+import type { EffectLedger } from '../store/effect-ledger.js';
 import type { Json, ResumeStore, RunRecord } from '../store/resume-store.js';
+import { openSqliteEffectLedger } from '../store/sqlite/effect-ledger.js';
 import { openSqliteResumeStore } from '../store/sqlite/resume-store.js';
 import { loadWorkflowModule, type WorkflowModule } from '../workflows/module.js';
 import { type Plan, planExitCode, planResume } from '../workflows/plan.js';
@@ -47,13 +49,16 @@ export function registerWorkflow(program: Command): void {
       await withStore(options.home, async (store) => {
         const plan = await planResume(module.workflow, { store, params, ...limits(options), prices: module.prices });
         gate(plan, options);
-        const result = await startRun(module.workflow, {
-          store,
-          params,
-          module: module.path,
-          providers: module.providers,
-          ...progress(options),
-        });
+        const result = await withLedger(options.home, module, (ledger) =>
+          startRun(module.workflow, {
+            store,
+            params,
+            module: module.path,
+            providers: module.providers,
+            ...(ledger !== undefined && { ledger }),
+            ...progress(options),
+          }),
+        );
         report(result.run, options);
       });
     });
@@ -72,11 +77,14 @@ export function registerWorkflow(program: Command): void {
         const module = await moduleOf(store, id, options.file);
         const plan = await planResume(module.workflow, { store, run: id, ...limits(options), prices: module.prices });
         gate(plan, options);
-        const result = await resumeRun(module.workflow, id, {
-          store,
-          providers: module.providers,
-          ...progress(options),
-        });
+        const result = await withLedger(options.home, module, (ledger) =>
+          resumeRun(module.workflow, id, {
+            store,
+            providers: module.providers,
+            ...(ledger !== undefined && { ledger }),
+            ...progress(options),
+          }),
+        );
         report(result.run, options);
       });
     });
@@ -140,6 +148,24 @@ async function withStore(home: string | undefined, work: (store: ResumeStore) =>
     await work(store);
   } finally {
     await store.close();
+  }
+}
+
+/**
+ * Runs `work` with the effects ledger open when the workflow has effect steps (a ledger holds a lock
+ * while it is open: it is closed only after every effect it started has finished).
+ */
+async function withLedger<T>(
+  home: string | undefined,
+  module: WorkflowModule,
+  work: (ledger: EffectLedger | undefined) => Promise<T>,
+): Promise<T> {
+  if (!module.workflow.steps.some((step) => step.kind === 'effect')) return work(undefined);
+  const ledger = openSqliteEffectLedger(harmflowHome(home).database);
+  try {
+    return await work(ledger);
+  } finally {
+    await ledger.close();
   }
 }
 

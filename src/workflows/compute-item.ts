@@ -1,13 +1,16 @@
 /**
- * Computes one step item once: calls the code step's function, or the model step's provider with
- * its prompt and checks the answer against the step's schema. Throws what the step threw (the
+ * Computes one step item once: calls the code step's function, the model step's provider with its
+ * prompt (checking the answer against the step's schema), or the effect step's effect through the
+ * ledger. Throws what the step threw (the
  * retry policy classifies it); a result that is not JSON, or a model answer that is not JSON or does
  * not match the schema, is a DefectError — retrying would give the same.
  */
 import { z } from 'zod';
+import type { EffectLedger } from '../store/effect-ledger.js';
 import type { Json, Measured } from '../store/resume-store.js';
-import type { ItemInput, ModelProvider, StepDefinition } from './define.js';
-import { DefectError } from './errors.js';
+import type { EffectStep, ItemInput, ModelProvider, StepDefinition } from './define.js';
+import { performEffect } from './effects.js';
+import { DefectError, TransientError } from './errors.js';
 
 /** 200 characters of a bad answer in an error: enough to recognise it, short enough for one line. */
 const ANSWER_EXCERPT_CHARS = 200;
@@ -17,19 +20,29 @@ export interface Computed {
   readonly measured: Measured;
 }
 
-/** Runs `step` for `input` once. `now` measures the duration. */
-export async function computeItem(
-  step: StepDefinition,
-  input: ItemInput,
-  providers: Readonly<Record<string, ModelProvider>>,
-  now: () => number,
-  signal?: AbortSignal,
-): Promise<Computed> {
+/** What computing an item may need besides its step and input. */
+export interface ComputeContext {
+  readonly providers: Readonly<Record<string, ModelProvider>>;
+  /** For effect steps: the ledger, and the run the effect is claimed for. */
+  readonly ledger?: EffectLedger;
+  readonly workflow: string;
+  readonly run: string;
+  /** Measures the duration. */
+  readonly now: () => number;
+  readonly signal?: AbortSignal;
+}
+
+/** Runs `step` for `input` once. */
+export async function computeItem(step: StepDefinition, input: ItemInput, context: ComputeContext): Promise<Computed> {
+  const { providers, now, signal } = context;
   const started = now();
   if (step.kind === 'code') {
     const output = await step.run(input);
     if (!isJson(output)) throw new DefectError(`step ${step.name} returned a value that is not JSON`);
     return { output, measured: { durationMs: now() - started } };
+  }
+  if (step.kind === 'effect') {
+    return { output: await performStepEffect(step, input, context), measured: { durationMs: now() - started } };
   }
   const provider = providers[step.model.provider];
   if (provider === undefined) throw new DefectError(`no model provider ${JSON.stringify(step.model.provider)}`);
@@ -60,6 +73,42 @@ export async function computeItem(
       outputTokens: answer.outputTokens,
     },
   };
+}
+
+/**
+ * An effect step's item through the ledger: its output is `{key, result}` — the receipt, whether this
+ * call performed the effect or found it done. Refused → a defect; unknown (claimed by a process that
+ * died, and not reconcilable) → a defect naming the key, for a person to settle; performed by another
+ * live process now → transient (retried).
+ */
+async function performStepEffect(step: EffectStep, input: ItemInput, context: ComputeContext): Promise<Json> {
+  if (context.ledger === undefined)
+    throw new DefectError(`step ${step.name} performs effects, but no effects ledger is open`);
+  const key = step.key(input);
+  const reconcile = step.reconcile?.bind(step);
+  const outcome = await performEffect({
+    ledger: context.ledger,
+    key,
+    workflow: context.workflow,
+    run: context.run,
+    step: step.name,
+    item: input.key,
+    effect: (claimed) => step.perform(input, claimed),
+    ...(reconcile !== undefined && { reconcile }),
+    now: context.now,
+  });
+  switch (outcome.status) {
+    case 'done':
+      return { key, result: outcome.result };
+    case 'failed':
+      throw new DefectError(`effect ${key} was refused: ${outcome.error}`);
+    case 'unknown':
+      throw new DefectError(
+        `effect ${key} is unknown (${outcome.reason}): settle it with \`harmflow workflow effects RUN --resolve ${key}\``,
+      );
+    case 'in-flight':
+      throw new TransientError(`effect ${key} is being performed by another process (${outcome.holder})`);
+  }
 }
 
 /** True for a JSON value: null, booleans, finite numbers, strings, arrays and plain objects of them. */

@@ -88,7 +88,22 @@ export interface ModelStep extends StepBase {
   readonly output: z.ZodType<Json>;
 }
 
-export type StepDefinition = CodeStep | ModelStep;
+/**
+ * A step with an outside side effect (send an email, open a ticket), performed at most once per
+ * idempotency key through the effects ledger (effects.ts): the key is claimed durably before the
+ * effect runs and its result recorded after, so neither a crash nor a rerun performs it twice.
+ */
+export interface EffectStep extends StepBase {
+  readonly kind: 'effect';
+  /** The idempotency key of the item's effect, e.g. `statement:<customer>:<month>`. */
+  key(input: ItemInput): string;
+  /** Performs the effect; given the key so the provider can dedupe too. Resolves with a receipt. */
+  perform(input: ItemInput, key: string): Promise<Json>;
+  /** After a crash: did the effect of `key` happen? (ask the provider); undefined when it cannot tell. */
+  reconcile?(key: string): Promise<{ readonly done: Json } | { readonly notDone: true } | undefined>;
+}
+
+export type StepDefinition = CodeStep | ModelStep | EffectStep;
 
 export interface WorkflowDefinition {
   readonly name: string;

@@ -16,13 +16,14 @@
 import { setTimeout as delay } from 'node:timers/promises';
 import { describeError, NotFoundError, UsageError } from '../core/errors.js';
 import { newExecutionId } from '../core/ids.js';
+import type { EffectLedger } from '../store/effect-ledger.js';
 import type { ItemCommit, Json, ResumeStore, RunItem, RunRecord, StoredOutput } from '../store/resume-store.js';
-import { computeItem } from './compute-item.js';
+import { type ComputeContext, computeItem } from './compute-item.js';
 import type { ItemInput, ModelProvider, RunView, WorkflowDefinition } from './define.js';
 import { digestOf, type FingerprintComponents } from './fingerprint.js';
 import { itemsOf, type Produced, prepareItem } from './prepare.js';
 import { RetryBudget, type RetryConfig, resolveRetryPolicy, runWithRetries } from './retry.js';
-import { defaultConcurrency, validateDefinition } from './validate.js';
+import { defaultConcurrency, requireLedgerFor, validateDefinition } from './validate.js';
 
 /** 1000 item results a transaction at most: big enough to amortize the commit, small enough to bound what a crash loses. */
 const MAX_BATCH = 1000;
@@ -30,6 +31,8 @@ const MAX_BATCH = 1000;
 export interface WorkflowOptions {
   readonly store: ResumeStore;
   readonly providers?: Readonly<Record<string, ModelProvider>>;
+  /** The effects ledger; required when the workflow has effect steps. */
+  readonly ledger?: EffectLedger;
   readonly retry?: RetryConfig;
   readonly onEvent?: (event: WorkflowEvent) => void;
   readonly signal?: AbortSignal;
@@ -80,6 +83,7 @@ export async function startRun(
 ): Promise<RunResult> {
   const params = { ...definition.params, ...options.params };
   validateDefinition(definition, params, options.providers ?? {});
+  requireLedgerFor(definition, options.ledger);
   const now = new Date((options.now ?? Date.now)()).toISOString();
   const run: RunRecord = {
     id: newExecutionId(),
@@ -108,6 +112,7 @@ export async function resumeRun(
     );
   }
   validateDefinition(definition, stored.params, options.providers ?? {});
+  requireLedgerFor(definition, options.ledger);
   const updatedAt = new Date((options.now ?? Date.now)()).toISOString();
   await options.store.updateRun(id, { state: 'running', message: null, updatedAt });
   return drive(definition, { ...stored, state: 'running', updatedAt }, options);
@@ -132,6 +137,14 @@ async function drive(definition: WorkflowDefinition, run: RunRecord, options: Wo
   const random = options.random ?? Math.random;
   const emit = options.onEvent ?? (() => {});
   const stamp = () => new Date(now()).toISOString();
+  const compute: ComputeContext = {
+    providers,
+    workflow: definition.name,
+    run: run.id,
+    now,
+    ...(options.ledger !== undefined && { ledger: options.ledger }),
+    ...(options.signal !== undefined && { signal: options.signal }),
+  };
 
   const produced = new Map<string, Map<string, Produced>>();
   const itemKeys = new Map<string, readonly string[]>();
@@ -209,7 +222,7 @@ async function drive(definition: WorkflowDefinition, run: RunRecord, options: Wo
         defaultConcurrency(step),
         () => crash !== undefined,
         async (plan) => {
-          const result = await runWithRetries(() => computeItem(step, plan.input, providers, now, options.signal), {
+          const result = await runWithRetries(() => computeItem(step, plan.input, compute), {
             policy,
             budget,
             sleep,

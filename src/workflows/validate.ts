@@ -53,9 +53,19 @@ export function validateDefinition(
 
 /**
  * Items at once when a step says nothing: code steps run one at a time (they are CPU work on this
- * process's one thread, so more would only interleave them); model steps 4 (calls wait on the
- * network; 4 keeps well under common per-key rate limits until a step declares more).
+ * process's one thread, so more would only interleave them); model and effect steps 4 (calls wait on
+ * the network; 4 keeps well under common per-key rate limits until a step declares more).
  */
 export function defaultConcurrency(step: StepDefinition): number {
-  return step.concurrency ?? (step.kind === 'model' ? 4 : 1);
+  return step.concurrency ?? (step.kind === 'code' ? 1 : 4);
+}
+
+/** Throws when the workflow has effect steps and no effects ledger is open to perform them through. */
+export function requireLedgerFor(definition: WorkflowDefinition, ledger: unknown): void {
+  const effect = definition.steps.find((step) => step.kind === 'effect');
+  if (effect !== undefined && ledger === undefined) {
+    throw new WorkflowDefinitionError(
+      `workflow ${JSON.stringify(definition.name)}: step ${JSON.stringify(effect.name)} performs effects, but no effects ledger is open`,
+    );
+  }
 }

@@ -4,7 +4,7 @@
  * deadline; the resume reuses what it can; a run over its budget is refused and creates nothing.
  */
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -25,7 +25,11 @@ afterAll(() => {
 });
 
 function cli(...args: string[]) {
-  return spawnSync(process.execPath, [BIN, 'workflow', ...args, '--home', home], { encoding: 'utf8', timeout: 90_000 });
+  return spawnSync(process.execPath, [BIN, 'workflow', ...args, '--home', home], {
+    encoding: 'utf8',
+    timeout: 90_000,
+    env: { ...process.env, STATEMENTS_OUTBOX: join(home, 'outbox.jsonl') },
+  });
 }
 
 describe('harmflow workflow', () => {
@@ -53,7 +57,7 @@ describe('harmflow workflow', () => {
     const plan = cli(...args, '--deadline', deadline);
     expect(plan.status).toBe(1);
     expect(plan.stdout).toMatch(/total +\$48\.86, 4\.1\d h/);
-    expect(plan.stdout).toMatch(/full rerun +from categorise: \$93\.00, 7\.50 h/);
+    expect(plan.stdout).toMatch(/full rerun +from categorise: \$93\.00, 7\.5\d h/);
     expect(plan.stdout).toMatch(/26\.0 h left — fits/);
     const json = JSON.parse(cli(...args, '--deadline', deadline, '--json').stdout) as {
       total: { usd: number; hours: number };
@@ -67,6 +71,7 @@ describe('harmflow workflow', () => {
       ['totals', 200],
       ['narrative', 200],
       ['fact-check', 730],
+      ['send', 2000],
     ]);
     expect(json.deadline.fits).toBe(true);
 
@@ -74,6 +79,10 @@ describe('harmflow workflow', () => {
     expect(resumed.status).toBe(0);
     expect(resumed.stdout).toMatch(/narrative: 200 computed, 1800 reused/);
     expect(resumed.stdout).toMatch(/fact-check: 730 computed, 1270 reused/);
+    expect(resumed.stdout).toMatch(/send: 2000 computed, 0 reused/);
+    const sent = readFileSync(join(home, 'outbox.jsonl'), 'utf8').trim().split('\n');
+    expect(new Set(sent.map((line) => (JSON.parse(line) as { key: string }).key)).size).toBe(2000);
+    expect(sent).toHaveLength(2000);
     expect(resumed.stdout).toMatch(new RegExp(`run ${run}: succeeded\\n`));
     const status = cli('status', run);
     expect(status.stdout).toMatch(/: succeeded\n/);

@@ -1,4 +1,7 @@
 import { createHash } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   customerKeys,
@@ -7,9 +10,12 @@ import {
   NOVAPAY,
   type Transaction,
 } from '../../examples/statements/data.mjs';
+import { sentKeys } from '../../examples/statements/mailer.mjs';
 import { StandInModel } from '../../examples/statements/model.mjs';
 import { build } from '../../examples/statements/workflow.mjs';
+import type { EffectLedger } from '../../src/store/effect-ledger.js';
 import type { ResumeStore, RunItem } from '../../src/store/resume-store.js';
+import { openSqliteEffectLedger } from '../../src/store/sqlite/effect-ledger.js';
 import { openSqliteResumeStore } from '../../src/store/sqlite/resume-store.js';
 import { type RunResult, resumeRun, startRun, type WorkflowOptions } from '../../src/workflows/run.js';
 
@@ -63,6 +69,8 @@ describe('the statements data', () => {
 
 describe('the statements workflow through the engine', () => {
   let store: ResumeStore;
+  let ledger: EffectLedger;
+  let outbox: string;
   let first: RunResult;
   /** Each customer's totals digest after the first run. */
   let firstTotals: Map<string, string>;
@@ -83,12 +91,16 @@ describe('the statements workflow through the engine', () => {
 
   beforeAll(async () => {
     store = openSqliteResumeStore(':memory:');
-    const { workflow, providers } = build({ categoriseVersion: 1, overloaded: true });
-    first = await startRun(workflow, { store, providers, ...noSleep });
+    ledger = openSqliteEffectLedger(':memory:');
+    outbox = join(mkdtempSync(join(tmpdir(), 'harmflow-statements-')), 'outbox.jsonl');
+    const { workflow, providers } = build({ categoriseVersion: 1, overloaded: true, outbox });
+    first = await startRun(workflow, { store, ledger, providers, ...noSleep });
     firstTotals = new Map([...(await doneItems(first.run.id, 'totals'))].map(([key, item]) => [key, item.digest]));
   });
   afterAll(async () => {
     await store.close();
+    await ledger.close();
+    rmSync(dirname(outbox), { recursive: true, force: true });
   });
 
   it('first run: crashes at fact-check item c-1412 with 37 mismatches among the 1,411 checked', async () => {
@@ -117,8 +129,8 @@ describe('the statements workflow through the engine', () => {
   });
 
   it('resumed after the fix: categorise and totals in full, 200 redrafted, 730 checked, all ok', async () => {
-    const { workflow, providers } = build({ categoriseVersion: 2 });
-    const resumed = await resumeRun(workflow, first.run.id, { store, providers, ...noSleep });
+    const { workflow, providers } = build({ categoriseVersion: 2, outbox });
+    const resumed = await resumeRun(workflow, first.run.id, { store, ledger, providers, ...noSleep });
     expect(resumed.run.state).toBe('succeeded');
     expect(resumed.steps.map((step) => [step.step, step.computed, step.cached])).toEqual([
       ['pull', 0, 1],
@@ -126,7 +138,10 @@ describe('the statements workflow through the engine', () => {
       ['totals', 2000, 0],
       ['narrative', 200, 1800],
       ['fact-check', 730, 1270],
+      ['send', 2000, 0],
     ]);
+    expect(sentKeys(outbox)).toHaveLength(2000);
+    expect(new Set(sentKeys(outbox)).size).toBe(2000);
 
     // Every batch was labelled again, but only the customers with NovaPay refunds got other totals…
     const totals = await doneItems(first.run.id, 'totals');
@@ -143,5 +158,12 @@ describe('the statements workflow through the engine', () => {
     const verdicts = await outputs(first.run.id, 'fact-check');
     expect(verdicts.size).toBe(2000);
     expect([...verdicts.values()].filter((verdict) => (verdict as { ok: boolean }).ok !== true)).toEqual([]);
+  });
+
+  it('a rerun sends nobody twice: nothing changed, nothing is sent', async () => {
+    const { workflow, providers } = build({ categoriseVersion: 2, outbox });
+    const again = await resumeRun(workflow, first.run.id, { store, ledger, providers, ...noSleep });
+    expect(again.steps.map((step) => step.computed)).toEqual([0, 0, 0, 0, 0, 0]);
+    expect(sentKeys(outbox)).toHaveLength(2000);
   });
 });

@@ -1,6 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import type { ResumeStore } from '../../src/store/resume-store.js';
+import { openSqliteEffectLedger } from '../../src/store/sqlite/effect-ledger.js';
 import { openSqliteResumeStore } from '../../src/store/sqlite/resume-store.js';
 import type {
   CodeStep,
@@ -10,7 +11,7 @@ import type {
   ModelRequest,
   WorkflowDefinition,
 } from '../../src/workflows/define.js';
-import { TransientError } from '../../src/workflows/errors.js';
+import { DefectError, TransientError } from '../../src/workflows/errors.js';
 import { resumeRun, startRun, type WorkflowEvent, type WorkflowOptions } from '../../src/workflows/run.js';
 import { WorkflowDefinitionError } from '../../src/workflows/validate.js';
 
@@ -269,5 +270,76 @@ describe('definitions', () => {
     };
     await expect(startRun(params, options())).rejects.toThrow(/parameter "month"/);
     expect(await store.listRuns()).toEqual([]);
+  });
+});
+
+describe('effect steps', () => {
+  /** A letter step (its text from `wording`) and a send step that records each send. */
+  function mailing(wording: string, sent: string[], refuse?: string): WorkflowDefinition {
+    return {
+      name: 'mailing',
+      params: { month: '2026-10' },
+      source: () => CUSTOMERS,
+      steps: [
+        { kind: 'code', name: 'letter', version: wording, items: 'source', run: ({ key }) => `${wording} ${key}` },
+        {
+          kind: 'effect',
+          name: 'send',
+          version: '1',
+          items: 'source',
+          params: ['month'],
+          reads: [{ step: 'letter', items: 'same' }],
+          key: ({ key, params }) => `letter:${key}:${String(params.month)}`,
+          perform: async ({ key }, idempotencyKey) => {
+            if (key === refuse) throw new DefectError(`mailbox of ${key} does not exist`);
+            sent.push(idempotencyKey);
+            return { messageId: `m-${sent.length}` };
+          },
+        },
+      ],
+    };
+  }
+
+  it('sends each item once, and never again when a rerun changes what it would send', async () => {
+    const ledger = openSqliteEffectLedger(':memory:');
+    try {
+      const sent: string[] = [];
+      const first = await startRun(mailing('Hello', sent), options({ ledger }));
+      expect(first.run.state).toBe('succeeded');
+      expect(sent).toEqual(CUSTOMERS.map((key) => `letter:${key}:2026-10`));
+      const again = await resumeRun(mailing('Dear', sent), first.run.id, options({ ledger }));
+      expect(again.steps.map((step) => [step.step, step.computed])).toEqual([
+        ['letter', 4],
+        ['send', 4],
+      ]);
+      // The letters changed, so the send items ran again, but the ledger found every key done.
+      expect(sent).toHaveLength(4);
+      const [output] = (
+        await store.getOutputs([(await store.listRunItems(first.run.id, 'send'))[0]?.fingerprint ?? ''])
+      ).values();
+      expect(output?.output).toEqual({ key: 'letter:c1:2026-10', result: { messageId: 'm-1' } });
+      expect((await ledger.list({ state: 'done' })).length).toBe(4);
+    } finally {
+      await ledger.close();
+    }
+  });
+
+  it('fails an item whose effect was refused, and needs a ledger to run at all', async () => {
+    const ledger = openSqliteEffectLedger(':memory:');
+    try {
+      const sent: string[] = [];
+      const run = await startRun(mailing('Hello', sent, 'c2'), options({ ledger }));
+      expect(run.run.state).toBe('failed');
+      expect(run.run.message).toMatch(
+        /step send item c2: effect letter:c2:2026-10 was refused: mailbox of c2 does not exist/,
+      );
+      expect(sent).toHaveLength(3);
+      expect((await ledger.get('letter:c2:2026-10'))?.state).toBe('failed');
+    } finally {
+      await ledger.close();
+    }
+    await expect(startRun(mailing('Hello', []), options())).rejects.toThrow(
+      /performs effects, but no effects ledger is open/,
+    );
   });
 });
