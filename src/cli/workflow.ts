@@ -1,23 +1,14 @@
-/**
- * `harmflow workflow run|resume|status|plan` — resumable workflows from the command line. A workflow
- * file is an ES module exporting `{ workflow, providers?, prices? }` (src/workflows/module.ts); runs,
- * outputs and items live in the state directory's database. `run` and `resume` plan first and refuse
- * to start past `--max-usd` or the deadline without `--yes`. Exit codes: `run`/`resume` 0 when the
- * run succeeded, 10 when it failed or crashed (resumable); `plan` 0 nothing to do, 1 work pending,
- * 2 over budget or past the deadline.
- */
-import { mkdirSync } from 'node:fs';
 import type { Command } from 'commander';
-import { EXIT, NotFoundError, UsageError } from '../core/errors.js';
-import { harmflowHome } from '../core/home.js';
-import type { EffectLedger } from '../store/effect-ledger.js';
-import type { Json, ResumeStore, RunRecord } from '../store/resume-store.js';
-import { openSqliteEffectLedger } from '../store/sqlite/effect-ledger.js';
-import { openSqliteResumeStore } from '../store/sqlite/resume-store.js';
-import { loadWorkflowModule, type WorkflowModule } from '../workflows/module.js';
+import { EXIT, UsageError } from '../core/errors.js';
+import type { Json, RunRecord } from '../store/resume-store.js';
+import { loadWorkflowModule } from '../workflows/module.js';
 import { type Plan, planExitCode, planResume } from '../workflows/plan.js';
 import { resumeRun, startRun } from '../workflows/run.js';
+import { registerEffects } from './workflow-effects.js';
 import { formatEvent, formatPlan, formatStatus } from './workflow-format.js';
+import { registerReview } from './workflow-review.js';
+import { getRun, moduleOf, withLedger, withStore } from './workflow-store.js';
+import { registerWhy } from './workflow-why.js';
 
 interface Common {
   home?: string;
@@ -138,49 +129,10 @@ export function registerWorkflow(program: Command): void {
         }
       });
     });
-}
 
-async function withStore(home: string | undefined, work: (store: ResumeStore) => Promise<void>): Promise<void> {
-  const paths = harmflowHome(home);
-  mkdirSync(paths.root, { recursive: true });
-  const store = openSqliteResumeStore(paths.database);
-  try {
-    await work(store);
-  } finally {
-    await store.close();
-  }
-}
-
-/**
- * Runs `work` with the effects ledger open when the workflow has effect steps (a ledger holds a lock
- * while it is open: it is closed only after every effect it started has finished).
- */
-async function withLedger<T>(
-  home: string | undefined,
-  module: WorkflowModule,
-  work: (ledger: EffectLedger | undefined) => Promise<T>,
-): Promise<T> {
-  if (!module.workflow.steps.some((step) => step.kind === 'effect')) return work(undefined);
-  const ledger = openSqliteEffectLedger(harmflowHome(home).database);
-  try {
-    return await work(ledger);
-  } finally {
-    await ledger.close();
-  }
-}
-
-async function getRun(store: ResumeStore, id: string): Promise<RunRecord> {
-  const run = await store.getRun(id);
-  if (run === undefined) throw new NotFoundError(`no workflow run ${id} in this HARMFLOW_HOME`);
-  return run;
-}
-
-/** The workflow file of a run: the one given, else the one it was started from. */
-async function moduleOf(store: ResumeStore, id: string, file: string | undefined): Promise<WorkflowModule> {
-  const run = await getRun(store, id);
-  const path = file ?? run.module;
-  if (path === undefined) throw new UsageError(`run ${id} does not say which workflow file it came from: pass --file`);
-  return loadWorkflowModule(path);
+  registerWhy(workflow);
+  registerEffects(workflow);
+  registerReview(workflow);
 }
 
 /** `name=value` pairs; a value that parses as JSON is that value, else the text itself. */
@@ -256,5 +208,6 @@ function progress(options: Common): { onEvent?: (event: Parameters<typeof format
 function report(run: RunRecord, options: Common): void {
   if (options.json) process.stdout.write(`${JSON.stringify(run, null, 2)}\n`);
   else process.stdout.write(`\nrun ${run.id}: ${run.state}${run.message ? ` — ${run.message}` : ''}\n`);
-  process.exitCode = run.state === 'succeeded' ? EXIT.ok : EXIT.executionFailed;
+  process.exitCode =
+    run.state === 'succeeded' ? EXIT.ok : run.state === 'waiting' ? EXIT.workflowWaiting : EXIT.executionFailed;
 }

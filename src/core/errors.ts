@@ -18,6 +18,7 @@ export const EXIT = {
   executionFailed: 10,
   executionTimedOut: 11,
   executionCanceled: 12,
+  workflowWaiting: 13,
 } as const;
 
 /** The base of every error HarmFlow raises on purpose. */

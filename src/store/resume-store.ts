@@ -20,8 +20,11 @@ export interface RunRecord {
   readonly workflow: string;
   /** The run's parameters, as given when it was created. */
   readonly params: { readonly [key: string]: Json };
-  /** `running` while a process drives it; `crashed` when it stopped on an error it may resume from. */
-  readonly state: 'running' | 'crashed' | 'succeeded' | 'failed';
+  /**
+   * `running` while a process drives it; `crashed` when it stopped on an error it may resume from;
+   * `waiting` when items wait for a person's review (resume after reviewing).
+   */
+  readonly state: 'running' | 'crashed' | 'waiting' | 'succeeded' | 'failed';
   /** Why it stopped, e.g. `crashed at fact-check item c-1412: overloaded (retry budget spent)`. */
   readonly message?: string;
   /** The absolute path of the workflow file it was started from, so it can be resumed by its id alone. */

@@ -44,6 +44,7 @@ export async function computeItem(step: StepDefinition, input: ItemInput, contex
   if (step.kind === 'effect') {
     return { output: await performStepEffect(step, input, context), measured: { durationMs: now() - started } };
   }
+  if (step.kind === 'review') throw new DefectError(`step ${step.name} is a review: a person approves it`);
   const provider = providers[step.model.provider];
   if (provider === undefined) throw new DefectError(`no model provider ${JSON.stringify(step.model.provider)}`);
   const answer = await provider.complete({

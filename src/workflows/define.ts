@@ -103,7 +103,19 @@ export interface EffectStep extends StepBase {
   reconcile?(key: string): Promise<{ readonly done: Json } | { readonly notDone: true } | undefined>;
 }
 
-export type StepDefinition = CodeStep | ModelStep | EffectStep;
+/**
+ * A person's approval of each item (e.g. a statement before it is sent). Nothing computes it: an
+ * item waits until someone approves it (`harmflow workflow review`), and the approval is bound to the
+ * fingerprint of what was reviewed — a changed upstream output needs a new one. Its output is the
+ * approval: `{approved: true, by, at}`.
+ */
+export interface ReviewStep extends StepBase {
+  readonly kind: 'review';
+  /** What the reviewer sees of the item (default: its inputs). */
+  show?(input: ItemInput): Json;
+}
+
+export type StepDefinition = CodeStep | ModelStep | EffectStep | ReviewStep;
 
 export interface WorkflowDefinition {
   readonly name: string;

@@ -1,39 +1,7 @@
-/**
- * Which of one step's items a resume would reuse, compute, or may compute — the per-item half of
- * the planner (plan.ts), which calls it step by step, in order, with one shared PlanState. It runs
- * nothing and reads the store in bulk: at most one getOutputs per step for what it must look up,
- * one per step whose output values an items function or a read selector asks for, and
- * latestOutputs only for a step with items the run never computed.
- *
- * An item's fingerprint is computed as the runner computes it (prepare.ts), over the upstream outputs
- * the plan expects: the output a cached item will reuse, and for an item that will or may run, its
- * stored output — the plan cannot know a new output before it exists, so it assumes the item set and
- * the inputs stay as stored and says, per item, what depends on that:
- *
- * - **cached**: an output is stored under the fingerprint and nothing it reads may change.
- * - **will run**: no output under the fingerprint (reasons: `new`, `version`, `params`, `model`,
- *   `upstream` from the stored components, `failed` when the run's item failed), an upstream output it
- *   reads is assumed to change (`upstream`), an upstream item it reads has no output yet (`new`, or
- *   `upstream` when this run had computed it), or the step is invalidated (`invalidated`).
- * - **may run**: an output is stored under the fingerprint, but an upstream item it reads will or may
- *   run, and whether that output changes is unknown until it exists (any step: code and model alike).
- *
- * `assumeChanged` for a step resolves that unknown: of its items that will or may run and have a
- * stored output, that many outputs change (they will run, reason `upstream` if they were only "may")
- * and the rest come out the same, so their readers stay cached (early cutoff). Which ones change is
- * not known either: the plan takes them spread evenly over the step's items in order, so a reader
- * with a `same` read sees exactly that many changed, and selector or fan-in readers a proportional
- * share; counts that rest on this choice are flagged `estimated`.
- *
- * A run's done item points at an output that exists (items and outputs are committed together), so
- * an item whose fingerprint is its done item's is cached without reading that output: the store is
- * asked only about other fingerprints, and for a sample of outputs to measure (HISTORY_SAMPLE).
- */
-import { z } from 'zod';
 import { describeError, UsageError } from '../core/errors.js';
 import type { Json, Measured, ResumeStore, RunItem, StoredOutput } from '../store/resume-store.js';
 import type { RunView, StepDefinition, WorkflowDefinition } from './define.js';
-import { type FingerprintComponents, type RerunReason, rerunReasons } from './fingerprint.js';
+import { type FingerprintComponents, parseComponents, type RerunReason, rerunReasons } from './fingerprint.js';
 import { type Fingerprinted, fingerprintItem, itemsOf } from './prepare.js';
 
 /** Why an item will run: its fingerprint's components changed, it failed last time, or its step was invalidated. */
@@ -367,29 +335,8 @@ function reasonsFor(
   return reasons.length > 0 ? reasons : ['new'];
 }
 
-/** The components stored with an output, checked (they are read back from the store). */
-const StoredComponents = z.object({
-  workflow: z.string(),
-  step: z.string(),
-  version: z.string(),
-  item: z.string(),
-  params: z.record(z.string(), z.json()),
-  model: z
-    .object({
-      provider: z.string(),
-      name: z.string(),
-      temperature: z.number().optional(),
-      maxOutputTokens: z.number().optional(),
-    })
-    .optional(),
-  inputs: z.array(z.tuple([z.string(), z.string(), z.string()])),
-});
-
 function componentsOf(output: StoredOutput | undefined): FingerprintComponents | undefined {
-  if (output === undefined) return undefined;
-  const parsed = StoredComponents.safeParse(output.components);
-  // zod types an optional field as `T | undefined`; a parsed value never holds an explicit undefined.
-  return parsed.success ? (parsed.data as FingerprintComponents) : undefined;
+  return output === undefined ? undefined : parseComponents(output.components);
 }
 
 /** `count` of `entries`, spread evenly over them in order (the middle of each of `count` equal slices). */

@@ -65,6 +65,8 @@ export interface StepSummary {
   readonly cached: number;
   readonly failed: number;
   readonly blocked: number;
+  /** Review items waiting for a person. */
+  readonly awaiting: number;
 }
 
 export interface RunResult {
@@ -136,7 +138,13 @@ async function drive(definition: WorkflowDefinition, run: RunRecord, options: Wo
   const sleep = options.sleep ?? ((ms: number, signal?: AbortSignal) => delay(ms, undefined, signal && { signal }));
   const random = options.random ?? Math.random;
   const emit = options.onEvent ?? (() => {});
-  const stamp = () => new Date(now()).toISOString();
+  // Items finish many to a millisecond: the text is made once per millisecond, not twice per item.
+  let stamped: { readonly ms: number; readonly iso: string } | undefined;
+  const stamp = (): string => {
+    const ms = now();
+    if (stamped?.ms !== ms) stamped = { ms, iso: new Date(ms).toISOString() };
+    return stamped.iso;
+  };
   const compute: ComputeContext = {
     providers,
     workflow: definition.name,
@@ -214,6 +222,31 @@ async function drive(definition: WorkflowDefinition, run: RunRecord, options: Wo
         });
       }
       emit({ type: 'step.started', step: step.name, items: keys.length, cached: plans.length - toCompute.length });
+      if (step.kind === 'review') {
+        // Nothing computes a review: an item without an approval of exactly these inputs waits for a
+        // person (`harmflow workflow review`), and what reads it waits with it; one rejected as it
+        // is has failed.
+        await flush();
+        const rejected = toCompute.filter((plan) => {
+          const before = earlier.get(plan.key);
+          return before?.status === 'failed' && before.fingerprint === plan.fingerprint;
+        });
+        failures += rejected.length;
+        for (const plan of rejected)
+          firstFailure ??= `step ${step.name} item ${plan.key}: ${(earlier.get(plan.key) as { error: string }).error}`;
+        const summary: StepSummary = {
+          step: step.name,
+          items: keys.length,
+          computed: 0,
+          cached: plans.length - toCompute.length,
+          failed: rejected.length,
+          blocked,
+          awaiting: toCompute.length - rejected.length,
+        };
+        summaries.push(summary);
+        emit({ type: 'step.ended', ...summary });
+        continue;
+      }
 
       let computed = 0;
       let failed = 0;
@@ -290,6 +323,7 @@ async function drive(definition: WorkflowDefinition, run: RunRecord, options: Wo
         cached: plans.length - toCompute.length,
         failed,
         blocked,
+        awaiting: 0,
       };
       summaries.push(summary);
       emit({ type: 'step.ended', ...summary });
@@ -297,12 +331,20 @@ async function drive(definition: WorkflowDefinition, run: RunRecord, options: Wo
     }
   }
 
+  const awaiting = summaries.reduce((sum, summary) => sum + summary.awaiting, 0);
   const end: Pick<RunRecord, 'state' | 'message'> =
     crash !== undefined
       ? { state: 'crashed', message: `crashed at ${crash.step} item ${crash.item}: ${crash.message}` }
-      : failures > 0 || summaries.some((summary) => summary.blocked > 0)
+      : failures > 0
         ? { state: 'failed', message: failureMessage(failures, summaries, firstFailure) }
-        : { state: 'succeeded' };
+        : awaiting > 0
+          ? {
+              state: 'waiting',
+              message: `${awaiting} item(s) await review: \`harmflow workflow review ${run.id}\`, then resume`,
+            }
+          : summaries.some((summary) => summary.blocked > 0)
+            ? { state: 'failed', message: failureMessage(failures, summaries, firstFailure) }
+            : { state: 'succeeded' };
   const updatedAt = stamp();
   await store.updateRun(run.id, {
     state: end.state,

@@ -150,6 +150,26 @@ export const MIGRATIONS: readonly string[] = [
   `
   ALTER TABLE workflow_runs ADD COLUMN module TEXT;
   `,
+  // A run may wait for a person (a review): the state CHECK gains 'waiting'. SQLite cannot alter a
+  // CHECK, so the table is rebuilt (SQLite's documented way, foreign keys off while it runs).
+  `
+  CREATE TABLE workflow_runs_next (
+    id TEXT PRIMARY KEY,
+    workflow TEXT NOT NULL,
+    params TEXT NOT NULL CHECK (json_valid(params) AND json_type(params) = 'object'),
+    state TEXT NOT NULL CHECK (state IN ('running', 'crashed', 'waiting', 'succeeded', 'failed')),
+    message TEXT,
+    created_at TEXT NOT NULL,
+    updated_at TEXT NOT NULL,
+    module TEXT
+  ) STRICT;
+  INSERT INTO workflow_runs_next (id, workflow, params, state, message, created_at, updated_at, module)
+    SELECT id, workflow, params, state, message, created_at, updated_at, module FROM workflow_runs;
+  DROP TABLE workflow_runs;
+  ALTER TABLE workflow_runs_next RENAME TO workflow_runs;
+  CREATE INDEX workflow_runs_by_created ON workflow_runs (created_at, id);
+  CREATE INDEX workflow_runs_by_workflow ON workflow_runs (workflow, created_at, id);
+  `,
 ];
 
 /** The schema version this build writes: the number of migrations. */
@@ -161,6 +181,18 @@ export const SCHEMA_VERSION = MIGRATIONS.length;
  * Throws for a database written by a newer HarmFlow, rather than misreading it.
  */
 export function migrate(db: Database): void {
+  // Foreign keys are off while migrations run (a table rebuild drops a referenced table), and every
+  // reference is checked before the transaction commits.
+  const enforced = db.pragma('foreign_keys', { simple: true }) === 1;
+  db.pragma('foreign_keys = OFF');
+  try {
+    migrateInTransaction(db);
+  } finally {
+    if (enforced) db.pragma('foreign_keys = ON');
+  }
+}
+
+function migrateInTransaction(db: Database): void {
   db.transaction(() => {
     const version = db.pragma('user_version', { simple: true }) as number;
     if (version > SCHEMA_VERSION) {
@@ -170,6 +202,13 @@ export function migrate(db: Database): void {
       );
     }
     for (const step of MIGRATIONS.slice(version)) db.exec(step);
+    const broken = db.pragma('foreign_key_check') as unknown[];
+    if (broken.length > 0) {
+      throw new HarmflowError(
+        `migrating ${db.name} broke ${broken.length} foreign key(s): nothing changed`,
+        EXIT.internal,
+      );
+    }
     if (version < SCHEMA_VERSION) db.pragma(`user_version = ${SCHEMA_VERSION}`);
   }).immediate();
 }

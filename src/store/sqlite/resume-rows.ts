@@ -54,7 +54,7 @@ const RunRow = z.object({
   id: text,
   workflow: text,
   params: text,
-  state: z.enum(['running', 'crashed', 'succeeded', 'failed']),
+  state: z.enum(['running', 'crashed', 'waiting', 'succeeded', 'failed']),
   message: optionalText,
   module: optionalText,
   createdAt: text,
