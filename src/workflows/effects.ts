@@ -37,7 +37,7 @@ import { z } from 'zod';
 import type { EffectClaim, EffectLedger, EffectRecord } from '../store/effect-ledger.js';
 import type { Json } from '../store/resume-store.js';
 import { isJson } from './compute-item.js';
-import { classifyError, DefectError, TransientError } from './errors.js';
+import { classifyError, DefectError, httpStatus, TransientError } from './errors.js';
 
 /** What a reconcile function found: the effect happened (with its result), or it did not. */
 export type Reconciliation = { readonly done: Json } | { readonly notDone: true };
@@ -204,15 +204,6 @@ function judge(link: object): ReturnType<typeof effectFailure> | undefined {
   if (link instanceof DefectError || link instanceof z.core.$ZodError) return 'refused';
   const { code } = link as { code?: unknown };
   if (typeof code === 'string' && NOT_SENT_CODES.has(code)) return 'not-performed';
-  return undefined;
-}
-
-/** The HTTP error status an object carries in `status` or `statusCode`, if it is one (400–599). */
-function httpStatus(link: object): number | undefined {
-  const { status, statusCode } = link as { status?: unknown; statusCode?: unknown };
-  for (const value of [status, statusCode]) {
-    if (typeof value === 'number' && Number.isInteger(value) && value >= 400 && value <= 599) return value;
-  }
   return undefined;
 }
 

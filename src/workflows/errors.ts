@@ -146,7 +146,7 @@ function judge(link: unknown, now: () => number): Verdict | undefined {
 }
 
 /** The HTTP error status an object carries in `status` or `statusCode`, if it is one (400–599). */
-function httpStatus(link: object): number | undefined {
+export function httpStatus(link: object): number | undefined {
   const { status, statusCode } = link as { status?: unknown; statusCode?: unknown };
   for (const value of [status, statusCode]) {
     if (typeof value === 'number' && Number.isInteger(value) && value >= 400 && value <= 599) return value;

@@ -8,23 +8,12 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { readEvents } from '../../src/events/log.js';
 import { type Bench, GIT_IDENTITY, makeBench, simulated } from '../execution/fixture.js';
+import { seededRandom } from '../seeded-random.js';
 import { type Daemon, startDaemon } from './daemon.js';
 
 const KILLS = 20;
 const EXECUTIONS = 3;
 const SEED = 20_261_129;
-
-/** mulberry32: a small seeded generator, so a failing sequence of kill points can be replayed. */
-function random(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4_294_967_296;
-  };
-}
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
@@ -44,7 +33,7 @@ describe('the service under SIGKILL', () => {
   it(`delivers every message exactly once across ${KILLS} kills at random points (seed ${SEED})`, {
     timeout: 180_000,
   }, async () => {
-    const next = random(SEED);
+    const next = seededRandom(SEED);
     const env = { ...process.env, ...GIT_IDENTITY };
     const start = async () => {
       daemon = await startDaemon(bench.home.root, ARGS, env);

@@ -20,6 +20,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
 import { openSqliteEffectLedger } from '../../src/store/sqlite/effect-ledger.js';
+import { seededRandom } from '../seeded-random.js';
 
 const KILLS = 200;
 /**
@@ -38,18 +39,6 @@ const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const WORKER = fileURLToPath(new URL('./effect-worker.mjs', import.meta.url));
 const dir = mkdtempSync(join(tmpdir(), 'harmflow-effects-crash-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
-
-/** mulberry32, as in test/e2e/crash.test.ts: a small seeded generator, so a sequence can be replayed. */
-function random(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4_294_967_296;
-  };
-}
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
@@ -98,7 +87,7 @@ describe('effects under SIGKILL', () => {
     for (const built of ['dist/workflows/run.js', 'dist/store/sqlite/effect-ledger.js']) {
       if (!existsSync(join(ROOT, built))) throw new Error(`${built} is missing: run \`npm run build\` first`);
     }
-    const next = random(SEED);
+    const next = seededRandom(SEED);
     const ledgerFile = join(dir, 'harmflow.db');
     const outbox = join(dir, 'outbox');
     const stats = { kills: 0, sends: 0, reconciledDone: 0, reconciledNotDone: 0, midItem: 0 };
