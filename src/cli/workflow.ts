@@ -130,6 +130,31 @@ export function registerWorkflow(program: Command): void {
       });
     });
 
+  workflow
+    .command('invalidate <run> <step>')
+    .description("record that a step's outputs in the run are wrong: its items are computed again on resume")
+    .requiredOption('--reason <text>', 'why (kept with the run)')
+    .option('--file <file>', 'the workflow file (default: the one the run was started from)')
+    .option('--home <dir>', 'state directory')
+    .action(async (id: string, stepName: string, options: { reason: string; file?: string; home?: string }) => {
+      if (options.reason.trim() === '') throw new UsageError('--reason must say why');
+      await withStore(options.home, async (store) => {
+        const module = await moduleOf(store, id, options.file);
+        if (!module.workflow.steps.some((step) => step.name === stepName)) {
+          throw new UsageError(`workflow ${module.workflow.name} has no step ${JSON.stringify(stepName)}`);
+        }
+        await store.invalidate({
+          run: id,
+          step: stepName,
+          reason: options.reason.trim(),
+          at: new Date().toISOString(),
+        });
+        process.stdout.write(
+          `invalidated ${stepName} in run ${id}: \`harmflow workflow plan ${id}\` shows the cost, \`resume\` recomputes it\n`,
+        );
+      });
+    });
+
   registerWhy(workflow);
   registerEffects(workflow);
   registerReview(workflow);

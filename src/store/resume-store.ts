@@ -98,6 +98,17 @@ export interface ItemCommit {
 }
 
 /**
+ * A person's word that a step's outputs in a run are wrong although nothing the fingerprint covers
+ * changed (a model that misbehaved): its items are computed again on resume (`workflow invalidate`).
+ */
+export interface Invalidation {
+  readonly run: string;
+  readonly step: string;
+  readonly reason: string;
+  readonly at: string;
+}
+
+/**
  * The ResumeStore. The opener owns it and closes it; `close()` is idempotent, and any other call
  * after it rejects. Each method is atomic; calls may overlap.
  */
@@ -124,6 +135,10 @@ export interface ResumeStore {
    * an item names an unknown run.
    */
   commitItems(commits: readonly ItemCommit[]): Promise<void>;
+  /** Records an invalidation; rejects with NotFoundError for an unknown run. */
+  invalidate(invalidation: Invalidation): Promise<void>;
+  /** A run's invalidations, oldest first. */
+  listInvalidations(run: string): Promise<Invalidation[]>;
   /** A run's items, in (step, item) order (code point order); those of one step when given. */
   listRunItems(run: string, step?: string): Promise<RunItem[]>;
   /** Releases the database. Idempotent. */

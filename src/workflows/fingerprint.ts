@@ -21,6 +21,8 @@ export interface FingerprintComponents {
   readonly model?: ModelSettings;
   /** `[upstream step, item key, output digest]`, sorted. */
   readonly inputs: readonly (readonly [string, string, string])[];
+  /** The mark of the step's latest invalidation in the run (`workflow invalidate`): its time. */
+  readonly invalidated?: string;
 }
 
 /**
@@ -71,7 +73,7 @@ export function fingerprintOf(components: FingerprintComponents): string {
 }
 
 /** Why an item must run again, from the components stored with its last output and the new ones. */
-export type RerunReason = 'new' | 'version' | 'params' | 'model' | 'upstream';
+export type RerunReason = 'new' | 'version' | 'params' | 'model' | 'upstream' | 'invalidated';
 
 /** The reasons `next` differs from `previous` (none when the fingerprints are equal). */
 export function rerunReasons(previous: FingerprintComponents | undefined, next: FingerprintComponents): RerunReason[] {
@@ -85,6 +87,7 @@ export function rerunReasons(previous: FingerprintComponents | undefined, next: 
   if (canonicalJson(previous.inputs as unknown as Json) !== canonicalJson(next.inputs as unknown as Json)) {
     reasons.push('upstream');
   }
+  if (previous.invalidated !== next.invalidated) reasons.push('invalidated');
   return reasons;
 }
 
@@ -104,6 +107,7 @@ export const StoredComponents = z.object({
     })
     .optional(),
   inputs: z.array(z.tuple([z.string(), z.string(), z.string()])),
+  invalidated: z.string().optional(),
 });
 
 /** Stored components as FingerprintComponents, or undefined when they do not have that shape. */

@@ -133,6 +133,8 @@ export interface StepItemsInput {
   /** The run's items of this step, by key. */
   readonly runItems: ReadonlyMap<string, RunItem>;
   readonly invalidated: boolean;
+  /** The mark of the step's latest recorded invalidation in the run (`workflow invalidate`). */
+  readonly mark?: string;
   readonly assumeChanged: number | undefined;
   /** The step's newest stored outputs by item, loaded once when first asked for. */
   readonly latest: () => Promise<ReadonlyMap<string, StoredOutput>>;
@@ -175,7 +177,7 @@ export async function planStepItems(input: StepItemsInput, state: PlanState): Pr
     // an await per item would cost more than the fingerprint).
     for (;;) {
       try {
-        prepared.set(key, fingerprintItem(definition, step, key, state.view, params, digestOf));
+        prepared.set(key, fingerprintItem(definition, step, key, state.view, params, digestOf, input.mark));
       } catch (error) {
         if (error instanceof OutputsNeeded) {
           await state.load(error.step);

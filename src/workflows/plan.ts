@@ -19,6 +19,7 @@ import type { Json, Measured, ResumeStore, RunItem, RunRecord, StoredOutput } fr
 import type { ModelProvider, StepDefinition, WorkflowDefinition } from './define.js';
 import { type Cost, type CostSum, costOf, type ItemRate, type ModelPrice, rateOf, sumCosts } from './plan-cost.js';
 import { type PlanReason, PlanState, planStepItems } from './plan-items.js';
+import { invalidationMarks } from './prepare.js';
 import { defaultConcurrency, validateDefinition } from './validate.js';
 
 export type { Cost, CostSum, ItemRate, ModelPrice, PlanReason };
@@ -147,6 +148,7 @@ export async function planResume(definition: WorkflowDefinition, options: PlanOp
   }
 
   const state = new PlanState(store, run.params);
+  const marks = invalidationMarks(options.run === undefined ? [] : await store.listInvalidations(options.run));
   const invalidated = new Set(options.invalidate ?? []);
   const steps: StepPlan[] = [];
   /** Each step's cost if all its items ran: the full rerun's, from whichever step it starts at. */
@@ -166,6 +168,7 @@ export async function planResume(definition: WorkflowDefinition, options: PlanOp
         store,
         runItems: runItems.get(step.name) ?? new Map(),
         invalidated: invalidated.has(step.name),
+        ...(marks.has(step.name) && { mark: marks.get(step.name) as string }),
         assumeChanged: assumed,
         latest: loadLatest,
       },

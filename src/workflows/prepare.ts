@@ -5,7 +5,7 @@
  * of the definition, the run's parameters and the upstream outputs the caller holds; they own
  * nothing and run nothing.
  */
-import type { Json } from '../store/resume-store.js';
+import type { Invalidation, Json } from '../store/resume-store.js';
 import type { ItemInput, Read, RunView, StepDefinition, WorkflowDefinition } from './define.js';
 import { SINGLE_ITEM } from './define.js';
 import { type FingerprintComponents, fingerprintOf } from './fingerprint.js';
@@ -55,6 +55,8 @@ export function fingerprintItem(
   view: RunView,
   runParams: Readonly<Record<string, Json>>,
   digestOf: (step: string, key: string) => string | undefined,
+  /** The mark of the step's latest invalidation in this run (`workflow invalidate`), if any. */
+  invalidated?: string,
 ): Fingerprinted | undefined {
   const digests: (readonly [string, string, string])[] = [];
   for (const read of step.reads ?? []) {
@@ -75,6 +77,7 @@ export function fingerprintItem(
     params,
     ...(step.kind === 'model' && { model: step.model }),
     inputs: digests,
+    ...(invalidated !== undefined && { invalidated }),
   };
   return { components, fingerprint: fingerprintOf(components) };
 }
@@ -90,15 +93,31 @@ export function prepareItem(
   view: RunView,
   produced: ReadonlyMap<string, ReadonlyMap<string, Produced>>,
   runParams: Readonly<Record<string, Json>>,
+  invalidated?: string,
 ): PreparedItem | undefined {
   const inputs: Record<string, Record<string, Json>> = {};
   for (const read of step.reads ?? []) inputs[read.step] = {};
-  const fingerprinted = fingerprintItem(definition, step, key, view, runParams, (upstreamStep, upstreamKey) => {
-    const found = produced.get(upstreamStep)?.get(upstreamKey);
-    if (found === undefined) return undefined;
-    (inputs[upstreamStep] as Record<string, Json>)[upstreamKey] = found.output;
-    return found.digest;
-  });
+  const fingerprinted = fingerprintItem(
+    definition,
+    step,
+    key,
+    view,
+    runParams,
+    (upstreamStep, upstreamKey) => {
+      const found = produced.get(upstreamStep)?.get(upstreamKey);
+      if (found === undefined) return undefined;
+      (inputs[upstreamStep] as Record<string, Json>)[upstreamKey] = found.output;
+      return found.digest;
+    },
+    invalidated,
+  );
   if (fingerprinted === undefined) return undefined;
   return { ...fingerprinted, input: { key, params: fingerprinted.components.params, inputs } };
+}
+
+/** Each step's invalidation mark: the time of its latest recorded invalidation in the run. */
+export function invalidationMarks(invalidations: readonly Invalidation[]): Map<string, string> {
+  const marks = new Map<string, string>();
+  for (const { step, at } of invalidations) if ((marks.get(step) ?? '') < at) marks.set(step, at);
+  return marks;
 }

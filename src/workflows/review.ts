@@ -17,7 +17,7 @@ import {
   type RerunReason,
   rerunReasons,
 } from './fingerprint.js';
-import { itemsOf, type Produced, prepareItem } from './prepare.js';
+import { invalidationMarks, itemsOf, type Produced, prepareItem } from './prepare.js';
 
 /** One item waiting for a person. */
 export interface PendingReview {
@@ -51,11 +51,12 @@ export async function pendingReviews(
   const run = await getRun(store, runId, definition);
   const produced = await producedOf(store, runId);
   const view = viewOf(run, produced);
+  const marks = invalidationMarks(await store.listInvalidations(runId));
   const pending: PendingReview[] = [];
   for (const step of definition.steps) {
     if (step.kind !== 'review') continue;
     const prepared = itemsOf(step, definition, view, run.params).flatMap((key) => {
-      const item = prepareItem(definition, step, key, view, produced, run.params);
+      const item = prepareItem(definition, step, key, view, produced, run.params, marks.get(step.name));
       return item === undefined ? [] : [{ key, ...item }];
     });
     const stored = await store.getOutputs(prepared.map((item) => item.fingerprint));

@@ -21,7 +21,7 @@ import type { ItemCommit, Json, ResumeStore, RunItem, RunRecord, StoredOutput } 
 import { type ComputeContext, computeItem } from './compute-item.js';
 import type { ItemInput, ModelProvider, RunView, WorkflowDefinition } from './define.js';
 import { digestOf, type FingerprintComponents } from './fingerprint.js';
-import { itemsOf, type Produced, prepareItem } from './prepare.js';
+import { invalidationMarks, itemsOf, type Produced, prepareItem } from './prepare.js';
 import { RetryBudget, type RetryConfig, resolveRetryPolicy, runWithRetries } from './retry.js';
 import { defaultConcurrency, requireLedgerFor, validateDefinition } from './validate.js';
 
@@ -189,6 +189,7 @@ async function drive(definition: WorkflowDefinition, run: RunRecord, options: Wo
   }
 
   async function driveSteps(): Promise<void> {
+    const marks = invalidationMarks(await store.listInvalidations(run.id));
     for (const step of definition.steps) {
       const keys = itemsOf(step, definition, view, run.params);
       itemKeys.set(step.name, keys);
@@ -199,7 +200,7 @@ async function drive(definition: WorkflowDefinition, run: RunRecord, options: Wo
       const plans: { key: string; components: FingerprintComponents; fingerprint: string; input: ItemInput }[] = [];
       let blocked = 0;
       for (const key of keys) {
-        const prepared = prepareItem(definition, step, key, view, produced, run.params);
+        const prepared = prepareItem(definition, step, key, view, produced, run.params, marks.get(step.name));
         if (prepared === undefined) {
           blocked += 1;
           continue;

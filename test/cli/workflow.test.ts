@@ -87,6 +87,14 @@ describe('harmflow workflow', () => {
     const status = cli('status', run);
     expect(status.stdout).toMatch(/: succeeded\n/);
     expect(cli('plan', run, '--file', FIXED).status).toBe(0);
+
+    // A person says categorise went wrong although nothing changed: the plan counts it again.
+    expect(cli('invalidate', run, 'nowhere', '--file', FIXED, '--reason', 'x').stderr).toMatch(/has no step "nowhere"/);
+    const invalidated = cli('invalidate', run, 'categorise', '--file', FIXED, '--reason', 'labels drifted');
+    expect(invalidated.status).toBe(0);
+    const replan = cli('plan', run, '--file', FIXED);
+    expect(replan.status).toBe(1);
+    expect(replan.stdout).toMatch(/categorise +model +1200 +0 +1200 .*invalidated 1200/);
   });
 
   it('says what is wrong with its input in one line', () => {

@@ -393,6 +393,27 @@ export function describeResumeStoreConformance(name: string, open: () => Promise
       });
     });
 
+    describe('invalidations', () => {
+      it("lists a run's invalidations oldest first, and only that run's", async () => {
+        await store.createRun(run('r-1'));
+        await store.createRun(run('r-2', 'invoices', at(1)));
+        await store.invalidate({ run: 'r-1', step: 'extract', reason: 'late', at: at(9) });
+        await store.invalidate({ run: 'r-1', step: 'label', reason: 'the model misread refunds', at: at(5) });
+        await store.invalidate({ run: 'r-2', step: 'extract', reason: 'other run', at: at(6) });
+        expect(await store.listInvalidations('r-1')).toStrictEqual([
+          { run: 'r-1', step: 'label', reason: 'the model misread refunds', at: at(5) },
+          { run: 'r-1', step: 'extract', reason: 'late', at: at(9) },
+        ]);
+        expect(await store.listInvalidations('r-9')).toEqual([]);
+      });
+
+      it('rejects with NotFoundError for an unknown run', async () => {
+        await expect(store.invalidate({ run: 'r-9', step: 'extract', reason: 'x', at: at(1) })).rejects.toThrow(
+          NotFoundError,
+        );
+      });
+    });
+
     describe('close', () => {
       it('is idempotent, and calls after it reject', async () => {
         await store.createRun(run('r-1'));

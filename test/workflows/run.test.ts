@@ -12,6 +12,7 @@ import type {
   WorkflowDefinition,
 } from '../../src/workflows/define.js';
 import { DefectError, TransientError } from '../../src/workflows/errors.js';
+import { planExitCode, planResume } from '../../src/workflows/plan.js';
 import { resumeRun, startRun, type WorkflowEvent, type WorkflowOptions } from '../../src/workflows/run.js';
 import { WorkflowDefinitionError } from '../../src/workflows/validate.js';
 
@@ -341,5 +342,31 @@ describe('effect steps', () => {
     await expect(startRun(mailing('Hello', []), options())).rejects.toThrow(
       /performs effects, but no effects ledger is open/,
     );
+  });
+});
+
+describe('invalidations', () => {
+  it('recompute an invalidated step on resume; unchanged outputs cut off what reads them', async () => {
+    const calls = new Calls();
+    const first = await startRun(pipeline(calls, '2'), options());
+    await store.invalidate({
+      run: first.run.id,
+      step: 'labels',
+      reason: 'the model misbehaved',
+      at: '2026-11-29T10:00:00.000Z',
+    });
+    const plan = await planResume(pipeline(calls, '2'), { store, run: first.run.id });
+    expect(plan.steps.find((step) => step.step === 'labels')?.willRun.reasons).toEqual({ invalidated: 4 });
+
+    const after = new Calls();
+    const resumed = await resumeRun(pipeline(after, '2'), first.run.id, options());
+    expect(resumed.run.state).toBe('succeeded');
+    expect(after.of('labels')).toEqual(CUSTOMERS);
+    // The labels came out the same: nothing that reads them ran again.
+    expect(after.of('totals')).toEqual([]);
+    expect(after.of('letter')).toEqual([]);
+    // Once recomputed, the invalidation holds no more work.
+    expect((await planResume(pipeline(after, '2'), { store, run: first.run.id })).total.certain.usd).toBe(0);
+    expect(planExitCode(await planResume(pipeline(after, '2'), { store, run: first.run.id }))).toBe(0);
   });
 });

@@ -170,6 +170,15 @@ export const MIGRATIONS: readonly string[] = [
   CREATE INDEX workflow_runs_by_created ON workflow_runs (created_at, id);
   CREATE INDEX workflow_runs_by_workflow ON workflow_runs (workflow, created_at, id);
   `,
+  `
+  CREATE TABLE invalidations (
+    run TEXT NOT NULL REFERENCES workflow_runs (id),
+    step TEXT NOT NULL,
+    reason TEXT NOT NULL CHECK (length(reason) > 0),
+    at TEXT NOT NULL,
+    PRIMARY KEY (run, step, at)
+  ) STRICT, WITHOUT ROWID;
+  `,
 ];
 
 /** The schema version this build writes: the number of migrations. */

@@ -6,9 +6,18 @@
  * networked adapter.
  */
 import type Database from 'better-sqlite3';
+import { z } from 'zod';
 import { NotFoundError } from '../../core/errors.js';
 import { applyPatch } from '../patch.js';
-import type { ItemCommit, ResumeStore, RunItem, RunPatch, RunRecord, StoredOutput } from '../resume-store.js';
+import type {
+  Invalidation,
+  ItemCommit,
+  ResumeStore,
+  RunItem,
+  RunPatch,
+  RunRecord,
+  StoredOutput,
+} from '../resume-store.js';
 import { openDatabase } from './open.js';
 import {
   OUTPUT_COLUMNS,
@@ -52,6 +61,9 @@ function upsertSql(table: string, columns: Readonly<Record<string, string>>, key
   return `${insertSql(table, columns)} ON CONFLICT (${conflict}) DO UPDATE SET ${set.join(', ')}`;
 }
 
+/** An invalidations row: a file other processes write, so it is parsed. */
+const InvalidationRow = z.object({ run: z.string(), step: z.string(), reason: z.string(), at: z.string() });
+
 class SqliteResumeStore implements ResumeStore {
   readonly #db: Database.Database;
   readonly #insertRun: Database.Statement;
@@ -65,6 +77,8 @@ class SqliteResumeStore implements ResumeStore {
   readonly #upsertRunItem: Database.Statement;
   readonly #listRunItems: Database.Statement;
   readonly #listStepItems: Database.Statement;
+  readonly #insertInvalidation: Database.Statement;
+  readonly #listInvalidations: Database.Statement;
   readonly #patchRun: (id: string, patch: RunPatch) => void;
   readonly #commit: (commits: readonly ItemCommit[]) => void;
 
@@ -76,6 +90,10 @@ class SqliteResumeStore implements ResumeStore {
     const runItems = `SELECT ${selectList(RUN_ITEM_COLUMNS)} FROM run_items`;
     this.#insertRun = db.prepare(insertSql('workflow_runs', RUN_COLUMNS));
     this.#getRun = db.prepare(`${runs} WHERE id = ?`);
+    this.#insertInvalidation = db.prepare('INSERT INTO invalidations (run, step, reason, at) VALUES (?, ?, ?, ?)');
+    this.#listInvalidations = db.prepare(
+      'SELECT run, step, reason, at FROM invalidations WHERE run = ? ORDER BY at, step',
+    );
     this.#updateRun = db.prepare(updateSql('workflow_runs', RUN_COLUMNS, ['id']));
     this.#listRuns = db.prepare(`${runs} ${newestFirst}`);
     this.#listWorkflowRuns = db.prepare(`${runs} WHERE workflow = ? ${newestFirst}`);
@@ -155,6 +173,16 @@ class SqliteResumeStore implements ResumeStore {
 
   async commitItems(commits: readonly ItemCommit[]): Promise<void> {
     this.#commit(commits);
+  }
+
+  async invalidate(invalidation: Invalidation): Promise<void> {
+    if (this.#getRun.get(invalidation.run) === undefined)
+      throw new NotFoundError(`no workflow run ${invalidation.run}`);
+    this.#insertInvalidation.run(invalidation.run, invalidation.step, invalidation.reason, invalidation.at);
+  }
+
+  async listInvalidations(run: string): Promise<Invalidation[]> {
+    return this.#listInvalidations.all(run).map((row) => InvalidationRow.parse(row));
   }
 
   async listRunItems(run: string, step?: string): Promise<RunItem[]> {
