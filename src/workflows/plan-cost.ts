@@ -44,9 +44,12 @@ export interface Cost {
 export function rateOf(step: StepDefinition, measured: readonly Measured[]): ItemRate {
   const usesModel = step.kind === 'model';
   const estimate = step.estimate;
+  // A review's stored output is the approval, made in no measured time: a person's time per item is
+  // the step's estimate.
+  const timed = step.kind === 'review' ? [] : measured;
   const seconds =
-    measured.length > 0
-      ? { value: mean(measured.map((entry) => entry.durationMs)) / 1000, from: 'measured' as const }
+    timed.length > 0
+      ? { value: mean(timed.map((entry) => entry.durationMs)) / 1000, from: 'measured' as const }
       : estimate !== undefined
         ? { value: estimate.secondsPerItem, from: 'estimate' as const }
         : { value: null, from: 'unknown' as const };

@@ -4,6 +4,7 @@ import type { ResumeStore } from '../../src/store/resume-store.js';
 import { openSqliteEffectLedger } from '../../src/store/sqlite/effect-ledger.js';
 import { openSqliteResumeStore } from '../../src/store/sqlite/resume-store.js';
 import type { WorkflowDefinition } from '../../src/workflows/define.js';
+import { planResume } from '../../src/workflows/plan.js';
 import { approve, pendingReviews, reject } from '../../src/workflows/review.js';
 import { resumeRun, startRun } from '../../src/workflows/run.js';
 
@@ -37,6 +38,9 @@ function mailing(wording: string, sent: string[]): WorkflowDefinition {
         name: 'approve',
         version: '1',
         items: 'source',
+        // A person's quarter of an hour a letter, one reviewer.
+        concurrency: 1,
+        estimate: { secondsPerItem: 900 },
         reads: [{ step: 'letter', items: 'same' }],
         show: ({ key, inputs }) => inputs.letter?.[key] ?? null,
       },
@@ -97,6 +101,10 @@ describe('review steps', () => {
     expect(again?.key).toBe('c1');
     expect(again?.reasons).toEqual(['upstream']);
     expect([again?.previous?.shown, again?.shown]).toEqual(['Hello c1', 'Dear c1']);
+    // The plan counts a person's time from the step's estimate, not from the approvals' zero duration.
+    const plan = await planResume(mailing('Dear', sent), { store, run: first.run.id });
+    const reviewing = plan.steps.find((step) => step.step === 'approve');
+    expect([reviewing?.willRun.items, reviewing?.cost.hours]).toEqual([1, 0.25]);
     await approve(mailing('Dear', sent), first.run.id, store, { keys: ['c1'], by: 'ana' });
     expect((await resumeRun(mailing('Dear', sent), first.run.id, options())).run.state).toBe('succeeded');
     // The send is keyed per customer: the changed letter is not sent a second time.
