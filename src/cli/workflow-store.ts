@@ -10,7 +10,9 @@ import type { EffectLedger } from '../store/effect-ledger.js';
 import type { ResumeStore, RunRecord } from '../store/resume-store.js';
 import { openSqliteEffectLedger } from '../store/sqlite/effect-ledger.js';
 import { openSqliteResumeStore } from '../store/sqlite/resume-store.js';
+import type { AgentContext } from '../workflows/agent-item.js';
 import { loadWorkflowModule, type WorkflowModule } from '../workflows/module.js';
+import { openHome } from './context-home.js';
 
 /** Runs `work` with the resume store of HARMFLOW_HOME (or `home`) open. */
 export async function withStore(home: string | undefined, work: (store: ResumeStore) => Promise<void>): Promise<void> {
@@ -24,21 +26,35 @@ export async function withStore(home: string | undefined, work: (store: ResumeSt
   }
 }
 
+/** What a workflow's steps need open besides the resume store: the effects ledger, the executions store. */
+export interface StepNeeds {
+  readonly ledger?: EffectLedger;
+  readonly agents?: AgentContext;
+}
+
 /**
- * Runs `work` with the effects ledger open when the workflow has effect steps (a ledger holds a lock
- * while it is open: it is closed only after every effect it started has finished).
+ * Runs `work` with what the workflow's steps need open: the effects ledger when it has effect steps
+ * (a ledger holds a lock while it is open: it is closed only after every effect it started has
+ * finished), the executions' store when it has agent steps (their executions are listed by
+ * `harmflow ls` like any other).
  */
-export async function withLedger<T>(
+export async function withStepNeeds<T>(
   home: string | undefined,
   module: WorkflowModule,
-  work: (ledger: EffectLedger | undefined) => Promise<T>,
+  work: (needs: StepNeeds) => Promise<T>,
 ): Promise<T> {
-  if (!module.workflow.steps.some((step) => step.kind === 'effect')) return work(undefined);
-  const ledger = openSqliteEffectLedger(harmflowHome(home).database);
+  const kinds = new Set(module.workflow.steps.map((step) => step.kind));
+  const paths = harmflowHome(home);
+  const ledger = kinds.has('effect') ? openSqliteEffectLedger(paths.database) : undefined;
+  const executions = kinds.has('agent') ? openHome(home) : undefined;
   try {
-    return await work(ledger);
+    return await work({
+      ...(ledger !== undefined && { ledger }),
+      ...(executions !== undefined && { agents: { home: executions.home, store: executions.store } }),
+    });
   } finally {
-    await ledger.close();
+    await ledger?.close();
+    await executions?.store.close();
   }
 }
 

@@ -7,7 +7,7 @@ import { resumeRun, startRun } from '../workflows/run.js';
 import { registerEffects } from './workflow-effects.js';
 import { formatEvent, formatPlan, formatStatus } from './workflow-format.js';
 import { registerReview } from './workflow-review.js';
-import { getRun, moduleOf, withLedger, withStore } from './workflow-store.js';
+import { getRun, moduleOf, withStepNeeds, withStore } from './workflow-store.js';
 import { registerWhy } from './workflow-why.js';
 
 interface Common {
@@ -40,13 +40,13 @@ export function registerWorkflow(program: Command): void {
       await withStore(options.home, async (store) => {
         const plan = await planResume(module.workflow, { store, params, ...limits(options), prices: module.prices });
         gate(plan, options);
-        const result = await withLedger(options.home, module, (ledger) =>
+        const result = await withStepNeeds(options.home, module, (needs) =>
           startRun(module.workflow, {
             store,
             params,
             module: module.path,
             providers: module.providers,
-            ...(ledger !== undefined && { ledger }),
+            ...needs,
             ...progress(options),
           }),
         );
@@ -68,11 +68,11 @@ export function registerWorkflow(program: Command): void {
         const module = await moduleOf(store, id, options.file);
         const plan = await planResume(module.workflow, { store, run: id, ...limits(options), prices: module.prices });
         gate(plan, options);
-        const result = await withLedger(options.home, module, (ledger) =>
+        const result = await withStepNeeds(options.home, module, (needs) =>
           resumeRun(module.workflow, id, {
             store,
             providers: module.providers,
-            ...(ledger !== undefined && { ledger }),
+            ...needs,
             ...progress(options),
           }),
         );

@@ -8,6 +8,7 @@
 import { z } from 'zod';
 import type { EffectLedger } from '../store/effect-ledger.js';
 import type { Json, Measured } from '../store/resume-store.js';
+import { type AgentContext, runAgentItem } from './agent-item.js';
 import type { EffectStep, ItemInput, ModelProvider, StepDefinition } from './define.js';
 import { performEffect } from './effects.js';
 import { DefectError, TransientError } from './errors.js';
@@ -27,6 +28,8 @@ export interface ComputeContext {
   readonly ledger?: EffectLedger;
   readonly workflow: string;
   readonly run: string;
+  /** For agent steps: where their executions run. */
+  readonly agents?: AgentContext;
   /** Measures the duration. */
   readonly now: () => number;
   readonly signal?: AbortSignal;
@@ -45,6 +48,9 @@ export async function computeItem(step: StepDefinition, input: ItemInput, contex
     return { output: await performStepEffect(step, input, context), measured: { durationMs: now() - started } };
   }
   if (step.kind === 'review') throw new DefectError(`step ${step.name} is a review: a person approves it`);
+  if (step.kind === 'agent') {
+    return { output: await runAgentItem(step, input, context.agents), measured: { durationMs: now() - started } };
+  }
   const provider = providers[step.model.provider];
   if (provider === undefined) throw new DefectError(`no model provider ${JSON.stringify(step.model.provider)}`);
   const answer = await provider.complete({

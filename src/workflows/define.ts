@@ -115,7 +115,18 @@ export interface ReviewStep extends StepBase {
   show?(input: ItemInput): Json;
 }
 
-export type StepDefinition = CodeStep | ModelStep | EffectStep | ReviewStep;
+/**
+ * A step run by a coding agent: each item is a HarmFlow task run as an execution, with its harness
+ * chain and failover (src/execution). `task(input)` gives the task file's fields, with `repo` and any
+ * `simulate` as absolute paths. The item's output is the execution's outcome: its id, state, branch
+ * and the harness of each attempt; an execution that does not succeed fails the item.
+ */
+export interface AgentStep extends StepBase {
+  readonly kind: 'agent';
+  task(input: ItemInput): Readonly<Record<string, unknown>>;
+}
+
+export type StepDefinition = CodeStep | ModelStep | EffectStep | ReviewStep | AgentStep;
 
 export interface WorkflowDefinition {
   readonly name: string;

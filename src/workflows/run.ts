@@ -18,12 +18,13 @@ import { describeError, NotFoundError, UsageError } from '../core/errors.js';
 import { newExecutionId } from '../core/ids.js';
 import type { EffectLedger } from '../store/effect-ledger.js';
 import type { ItemCommit, Json, ResumeStore, RunItem, RunRecord, StoredOutput } from '../store/resume-store.js';
+import type { AgentContext } from './agent-item.js';
 import { type ComputeContext, computeItem } from './compute-item.js';
 import type { ItemInput, ModelProvider, RunView, WorkflowDefinition } from './define.js';
 import { digestOf, type FingerprintComponents } from './fingerprint.js';
 import { invalidationMarks, itemsOf, type Produced, prepareItem } from './prepare.js';
 import { RetryBudget, type RetryConfig, resolveRetryPolicy, runWithRetries } from './retry.js';
-import { defaultConcurrency, requireLedgerFor, validateDefinition } from './validate.js';
+import { defaultConcurrency, requireWhatStepsNeed, validateDefinition } from './validate.js';
 
 /** 1000 item results a transaction at most: big enough to amortize the commit, small enough to bound what a crash loses. */
 const MAX_BATCH = 1000;
@@ -33,6 +34,8 @@ export interface WorkflowOptions {
   readonly providers?: Readonly<Record<string, ModelProvider>>;
   /** The effects ledger; required when the workflow has effect steps. */
   readonly ledger?: EffectLedger;
+  /** Where agent steps run their executions; required when the workflow has agent steps. */
+  readonly agents?: AgentContext;
   readonly retry?: RetryConfig;
   readonly onEvent?: (event: WorkflowEvent) => void;
   readonly signal?: AbortSignal;
@@ -85,7 +88,7 @@ export async function startRun(
 ): Promise<RunResult> {
   const params = { ...definition.params, ...options.params };
   validateDefinition(definition, params, options.providers ?? {});
-  requireLedgerFor(definition, options.ledger);
+  requireWhatStepsNeed(definition, options);
   const now = new Date((options.now ?? Date.now)()).toISOString();
   const run: RunRecord = {
     id: newExecutionId(),
@@ -114,7 +117,7 @@ export async function resumeRun(
     );
   }
   validateDefinition(definition, stored.params, options.providers ?? {});
-  requireLedgerFor(definition, options.ledger);
+  requireWhatStepsNeed(definition, options);
   const updatedAt = new Date((options.now ?? Date.now)()).toISOString();
   await options.store.updateRun(id, { state: 'running', message: null, updatedAt });
   return drive(definition, { ...stored, state: 'running', updatedAt }, options);
@@ -151,6 +154,7 @@ async function drive(definition: WorkflowDefinition, run: RunRecord, options: Wo
     run: run.id,
     now,
     ...(options.ledger !== undefined && { ledger: options.ledger }),
+    ...(options.agents !== undefined && { agents: options.agents }),
     ...(options.signal !== undefined && { signal: options.signal }),
   };
 

@@ -60,12 +60,24 @@ export function defaultConcurrency(step: StepDefinition): number {
   return step.concurrency ?? (step.kind === 'code' ? 1 : 4);
 }
 
-/** Throws when the workflow has effect steps and no effects ledger is open to perform them through. */
-export function requireLedgerFor(definition: WorkflowDefinition, ledger: unknown): void {
-  const effect = definition.steps.find((step) => step.kind === 'effect');
-  if (effect !== undefined && ledger === undefined) {
-    throw new WorkflowDefinitionError(
-      `workflow ${JSON.stringify(definition.name)}: step ${JSON.stringify(effect.name)} performs effects, but no effects ledger is open`,
-    );
-  }
+/**
+ * Throws when the workflow has effect steps and no effects ledger is open to perform them through, or
+ * agent steps and nowhere to run their executions.
+ */
+export function requireWhatStepsNeed(
+  definition: WorkflowDefinition,
+  open: { readonly ledger?: unknown; readonly agents?: unknown },
+): void {
+  const lacking = definition.steps.find(
+    (step) =>
+      (step.kind === 'effect' && open.ledger === undefined) || (step.kind === 'agent' && open.agents === undefined),
+  );
+  if (lacking === undefined) return;
+  const what =
+    lacking.kind === 'effect'
+      ? 'performs effects, but no effects ledger is open'
+      : 'runs agents, but no executions store is open';
+  throw new WorkflowDefinitionError(
+    `workflow ${JSON.stringify(definition.name)}: step ${JSON.stringify(lacking.name)} ${what}`,
+  );
 }
