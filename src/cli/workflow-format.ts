@@ -32,7 +32,7 @@ export function formatPlan(plan: Plan): string {
       step.kind === 'model' ? `${tokens(step.cost.inputTokens)} / ${tokens(step.cost.outputTokens)}` : '-',
       money(step.cost.usd),
       hours(step.cost.hours),
-      `${step.kind === 'review' && step.willRun.items > 0 ? 'await review: ' : ''}${reasonsOf(step)}${step.estimated ? ' (estimated)' : ''}`,
+      `${step.kind === 'review' && step.willRun.items > 0 ? 'await review: ' : ''}${reasonsOf(step)}${step.alreadyDone ? `; ${step.alreadyDone} sent already` : ''}${step.estimated ? ' (estimated)' : ''}`,
     ]);
   }
   const widths = rows[0]?.map((_, column) => Math.max(...rows.map((row) => (row[column] ?? '').length))) ?? [];

@@ -1,5 +1,6 @@
 import type { Command } from 'commander';
 import { EXIT, UsageError } from '../core/errors.js';
+import type { EffectLedger } from '../store/effect-ledger.js';
 import type { Json, RunRecord } from '../store/resume-store.js';
 import { loadWorkflowModule } from '../workflows/module.js';
 import { type Plan, planExitCode, planResume } from '../workflows/plan.js';
@@ -7,7 +8,7 @@ import { resumeRun, startRun } from '../workflows/run.js';
 import { registerEffects } from './workflow-effects.js';
 import { formatEvent, formatPlan, formatStatus } from './workflow-format.js';
 import { registerReview } from './workflow-review.js';
-import { getRun, moduleOf, withStepNeeds, withStore } from './workflow-store.js';
+import { getRun, moduleOf, type StepNeeds, withStepNeeds, withStore } from './workflow-store.js';
 import { registerWhy } from './workflow-why.js';
 
 interface Common {
@@ -37,21 +38,27 @@ export function registerWorkflow(program: Command): void {
     .action(async (file: string, options: Common & Limits & { param?: string[] }) => {
       const module = await loadWorkflowModule(file);
       const params = parseParams(options.param ?? []);
-      await withStore(options.home, async (store) => {
-        const plan = await planResume(module.workflow, { store, params, ...limits(options), prices: module.prices });
-        gate(plan, options);
-        const result = await withStepNeeds(options.home, module, (needs) =>
-          startRun(module.workflow, {
+      await withStore(options.home, (store) =>
+        withStepNeeds(options.home, module, async (needs) => {
+          const plan = await planResume(module.workflow, {
+            store,
+            params,
+            ...limits(options),
+            prices: module.prices,
+            ...ledgerOf(needs),
+          });
+          gate(plan, options);
+          const result = await startRun(module.workflow, {
             store,
             params,
             module: module.path,
             providers: module.providers,
             ...needs,
             ...progress(options),
-          }),
-        );
-        report(result.run, options);
-      });
+          });
+          report(result.run, options);
+        }),
+      );
     });
 
   workflow
@@ -66,17 +73,23 @@ export function registerWorkflow(program: Command): void {
     .action(async (id: string, options: Common & Limits & { file?: string }) => {
       await withStore(options.home, async (store) => {
         const module = await moduleOf(store, id, options.file);
-        const plan = await planResume(module.workflow, { store, run: id, ...limits(options), prices: module.prices });
-        gate(plan, options);
-        const result = await withStepNeeds(options.home, module, (needs) =>
-          resumeRun(module.workflow, id, {
+        await withStepNeeds(options.home, module, async (needs) => {
+          const plan = await planResume(module.workflow, {
+            store,
+            run: id,
+            ...limits(options),
+            prices: module.prices,
+            ...ledgerOf(needs),
+          });
+          gate(plan, options);
+          const result = await resumeRun(module.workflow, id, {
             store,
             providers: module.providers,
             ...needs,
             ...progress(options),
-          }),
-        );
-        report(result.run, options);
+          });
+          report(result.run, options);
+        });
       });
     });
 
@@ -99,17 +112,20 @@ export function registerWorkflow(program: Command): void {
       ) => {
         await withStore(options.home, async (store) => {
           const module = await moduleOf(store, id, options.file);
-          const plan = await planResume(module.workflow, {
-            store,
-            run: id,
-            prices: module.prices,
-            ...(options.invalidate && { invalidate: options.invalidate }),
-            ...(options.assumeChanged && { assumeChanged: parseAssumed(options.assumeChanged) }),
-            ...(options.fullFrom !== undefined && { fullFrom: options.fullFrom }),
-            ...limits(options),
+          await withStepNeeds(options.home, module, async (needs) => {
+            const plan = await planResume(module.workflow, {
+              store,
+              run: id,
+              prices: module.prices,
+              ...(options.invalidate && { invalidate: options.invalidate }),
+              ...(options.assumeChanged && { assumeChanged: parseAssumed(options.assumeChanged) }),
+              ...(options.fullFrom !== undefined && { fullFrom: options.fullFrom }),
+              ...limits(options),
+              ...ledgerOf(needs),
+            });
+            process.stdout.write(`${options.json ? JSON.stringify(plan, null, 2) : formatPlan(plan)}\n`);
+            process.exitCode = planExitCode(plan);
           });
-          process.stdout.write(`${options.json ? JSON.stringify(plan, null, 2) : formatPlan(plan)}\n`);
-          process.exitCode = planExitCode(plan);
         });
       },
     );
@@ -219,6 +235,11 @@ function gate(plan: Plan, options: Common & Limits): void {
 
 /** A plan past the deadline or over the budget, refused without --yes. Exit code 2, as `plan` gives it. */
 class PlanRefused extends UsageError {}
+
+/** The ledger a plan reads sends already made from, when the workflow's steps opened one. */
+function ledgerOf(needs: StepNeeds): { ledger?: EffectLedger } {
+  return needs.ledger === undefined ? {} : { ledger: needs.ledger };
+}
 
 function progress(options: Common): { onEvent?: (event: Parameters<typeof formatEvent>[0]) => void } {
   if (options.json) return {};

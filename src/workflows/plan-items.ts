@@ -148,6 +148,8 @@ export interface StepItems {
   /** Items that will run, by reason; an item with several reasons counts under each. */
   readonly reasons: Partial<Record<PlanReason, number>>;
   readonly mayRun: number;
+  /** The keys of the items that will or may run. */
+  readonly pending: readonly string[];
   /** True when the counts rest on which outputs an `assumeChanged` figure was taken to change. */
   readonly estimated: boolean;
   /** What the step's outputs the plan read were measured to cost (its history in this run). */
@@ -289,7 +291,8 @@ export async function planStepItems(input: StepItemsInput, state: PlanState): Pr
     if (count !== undefined) reasons[reason] = count;
   }
   const measured = [...outputs.values()].map((output) => output.measured);
-  return { keys, cached, willRun, reasons, mayRun, estimated, measured, notes };
+  const pending = [...verdicts].flatMap(([key, verdict]) => (verdict.run === 'cached' ? [] : [key]));
+  return { keys, cached, willRun, reasons, mayRun, pending, estimated, measured, notes };
 }
 
 /**

@@ -15,6 +15,7 @@
  * computed or no output of it to measure. The caller owns the store.
  */
 import { NotFoundError, UsageError } from '../core/errors.js';
+import type { EffectLedger } from '../store/effect-ledger.js';
 import type { Json, Measured, ResumeStore, RunItem, RunRecord, StoredOutput } from '../store/resume-store.js';
 import type { ModelProvider, StepDefinition, WorkflowDefinition } from './define.js';
 import { type Cost, type CostSum, costOf, type ItemRate, type ModelPrice, rateOf, sumCosts } from './plan-cost.js';
@@ -32,6 +33,8 @@ export interface PlanOptions {
    */
   readonly run?: string;
   readonly params?: Readonly<Record<string, Json>>;
+  /** The effects ledger: effect items whose effect is done count as sent already, at no cost. */
+  readonly ledger?: EffectLedger;
   /** Steps to treat as changed in full: every item will run (reason `invalidated`). */
   readonly invalidate?: readonly string[];
   /** Step → how many of its items' outputs a resume will change (the rest come out the same). */
@@ -63,6 +66,12 @@ export interface StepPlan {
   readonly assumedChanged?: number;
   /** True when the counts rest on which upstream outputs an `assumeChanged` figure was taken to change. */
   readonly estimated: boolean;
+  /**
+   * For an effect step, with a ledger given: of the items that will or may run, those whose effect
+   * the ledger shows done for this workflow, step and item (sent already: a resume records them and
+   * sends nothing). Their cost is left out.
+   */
+  readonly alreadyDone?: number;
   readonly concurrency: number;
   /** Per item: measured (mean of stored outputs) or estimated tokens and seconds. */
   readonly rate: ItemRate;
@@ -130,6 +139,21 @@ async function runToPlan(
   return run;
 }
 
+/** How many of `items` of the step have their effect done in the ledger (by workflow, step and item). */
+async function doneEffects(
+  ledger: EffectLedger,
+  workflow: string,
+  step: string,
+  items: readonly string[],
+): Promise<number> {
+  const done = new Set(
+    (await ledger.list({ state: 'done' }))
+      .filter((record) => record.workflow === workflow && record.step === step)
+      .map((record) => record.item),
+  );
+  return items.filter((item) => done.has(item)).length;
+}
+
 /** The `run` of a plan for a run not created yet. */
 export const NEW_RUN = 'new';
 
@@ -179,6 +203,12 @@ export async function planResume(definition: WorkflowDefinition, options: PlanOp
     const rate = rateOf(step, history);
     const concurrency = defaultConcurrency(step);
     const price = step.kind === 'model' ? options.prices?.[step.model.name] : undefined;
+    const alreadyDone =
+      step.kind === 'effect' && options.ledger !== undefined
+        ? await doneEffects(options.ledger, definition.name, step.name, items.pending)
+        : undefined;
+    const certainItems = Math.max(0, items.willRun - (alreadyDone ?? 0));
+    const pendingItems = Math.max(0, items.willRun + items.mayRun - (alreadyDone ?? 0));
     steps.push({
       step: step.name,
       kind: step.kind,
@@ -189,10 +219,11 @@ export async function planResume(definition: WorkflowDefinition, options: PlanOp
       mayRun: items.mayRun,
       ...(assumed !== undefined && { assumedChanged: assumed }),
       estimated: items.estimated,
+      ...(alreadyDone !== undefined && { alreadyDone }),
       concurrency,
       rate,
-      cost: costOf(rate, items.willRun + items.mayRun, concurrency, price),
-      certainCost: costOf(rate, items.willRun, concurrency, price),
+      cost: costOf(rate, pendingItems, concurrency, price),
+      certainCost: costOf(rate, certainItems, concurrency, price),
       notes: items.notes,
     });
     allItems.push({ step: step.name, cost: costOf(rate, items.keys.length, concurrency, price) });

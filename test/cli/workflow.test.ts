@@ -95,6 +95,7 @@ describe('harmflow workflow', () => {
     const replan = cli('plan', run, '--file', FIXED);
     expect(replan.status).toBe(1);
     expect(replan.stdout).toMatch(/categorise +model +1200 +0 +1200 .*invalidated 1200/);
+    expect(replan.stdout).toMatch(/send +effect +2000 .*2000 sent already/);
   });
 
   it('says what is wrong with its input in one line', () => {

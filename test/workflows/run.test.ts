@@ -308,6 +308,12 @@ describe('effect steps', () => {
       const first = await startRun(mailing('Hello', sent), options({ ledger }));
       expect(first.run.state).toBe('succeeded');
       expect(sent).toEqual(CUSTOMERS.map((key) => `letter:${key}:2026-10`));
+      // The plan knows it: the sends would run again, but the ledger has every one done.
+      const plan = await planResume(mailing('Dear', sent), { store, run: first.run.id, ledger });
+      const sends = plan.steps.find((step) => step.step === 'send');
+      expect([(sends?.willRun.items ?? 0) + (sends?.mayRun ?? 0), sends?.alreadyDone, sends?.cost.items]).toEqual([
+        4, 4, 0,
+      ]);
       const again = await resumeRun(mailing('Dear', sent), first.run.id, options({ ledger }));
       expect(again.steps.map((step) => [step.step, step.computed])).toEqual([
         ['letter', 4],
