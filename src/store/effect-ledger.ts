@@ -85,6 +85,8 @@ export type ClaimResult =
 export interface EffectQuery {
   readonly run?: string;
   readonly state?: EffectState;
+  readonly workflow?: string;
+  readonly step?: string;
 }
 
 /**

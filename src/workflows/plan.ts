@@ -146,11 +146,7 @@ async function doneEffects(
   step: string,
   items: readonly string[],
 ): Promise<number> {
-  const done = new Set(
-    (await ledger.list({ state: 'done' }))
-      .filter((record) => record.workflow === workflow && record.step === step)
-      .map((record) => record.item),
-  );
+  const done = new Set((await ledger.list({ state: 'done', workflow, step })).map((record) => record.item));
   return items.filter((item) => done.has(item)).length;
 }
 

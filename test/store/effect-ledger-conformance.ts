@@ -331,14 +331,14 @@ export function describeEffectLedgerConformance(
         expect(await ledger.get('statement:c-2:2026-10')).toBeUndefined();
       });
 
-      it('lists in key order, by run and by state as reported', async () => {
+      it('lists in key order, by run, workflow, step and state as reported', async () => {
         const gone = await open();
         await gone.claim(claimOf('k-orphan', { run: 'r-1' }));
         await gone.close();
         await ledger.claim(claimOf('k-live', { run: 'r-2' }));
         await ledger.claim(claimOf('k-done', { run: 'r-1' }));
         await ledger.settle('k-done', { state: 'done', result: 1 }, at(1));
-        await ledger.claim(claimOf('k-failed', { run: 'r-2' }));
+        await ledger.claim(claimOf('k-failed', { run: 'r-2', workflow: 'tickets', step: 'open' }));
         await ledger.settle('k-failed', { state: 'failed', error: 'refused' }, at(1));
         await ledger.claim(claimOf('k-stored-unknown', { run: 'r-1' }));
         await ledger.settle('k-stored-unknown', { state: 'unknown', reason: 'timeout' }, at(1));
@@ -349,6 +349,9 @@ export function describeEffectLedgerConformance(
         expect(keys(await ledger.list({ state: 'unknown' }))).toEqual(['k-orphan', 'k-stored-unknown']);
         expect(keys(await ledger.list({ state: 'claimed' }))).toEqual(['k-live']);
         expect(keys(await ledger.list({ state: 'failed', run: 'r-2' }))).toEqual(['k-failed']);
+        expect(keys(await ledger.list({ workflow: 'tickets' }))).toEqual(['k-failed']);
+        expect(keys(await ledger.list({ workflow: 'statements', step: 'send', state: 'done' }))).toEqual(['k-done']);
+        expect(keys(await ledger.list({ step: 'open', run: 'r-1' }))).toEqual([]);
         expect(keys(await ledger.list({ state: 'done', run: 'r-2' }))).toEqual([]);
         expect(await ledger.list({ run: 'r-3' })).toEqual([]);
         expect(await ledger.list({ state: 'done' })).toStrictEqual([await ledger.get('k-done')]);

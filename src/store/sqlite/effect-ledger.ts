@@ -97,6 +97,7 @@ class SqliteEffectLedger implements EffectLedger {
     // `unknown` query too: a claimed row whose holder ended is reported unknown.
     this.#list = db.prepare(
       `${select} WHERE (@run IS NULL OR run = @run)
+         AND (@workflow IS NULL OR workflow = @workflow) AND (@step IS NULL OR step = @step)
          AND (@state IS NULL OR state = @state OR (@state = 'unknown' AND state = 'claimed'))
        ORDER BY key`,
     );
@@ -180,7 +181,12 @@ class SqliteEffectLedger implements EffectLedger {
   }
 
   async list(query: EffectQuery = {}): Promise<EffectRecord[]> {
-    const rows = this.#list.all({ run: query.run ?? null, state: query.state ?? null });
+    const rows = this.#list.all({
+      run: query.run ?? null,
+      state: query.state ?? null,
+      workflow: query.workflow ?? null,
+      step: query.step ?? null,
+    });
     const records = rows.map((row) => this.#report(effectFromRow(row)));
     return query.state === undefined ? records : records.filter((record) => record.state === query.state);
   }
