@@ -107,18 +107,7 @@ class SqliteEffectLedger implements EffectLedger {
       const current = this.#read(claim.key);
       const free = current.state === 'unknown' || current.state === 'failed';
       if (!free || current.claims !== seen.claims) return { claimed: false, existing: current };
-      const record: EffectRecord = {
-        key: claim.key,
-        workflow: claim.workflow,
-        run: claim.run,
-        step: claim.step,
-        item: claim.item,
-        holder: this.holder,
-        claims: current.claims + 1,
-        createdAt: current.createdAt,
-        updatedAt: claim.at,
-        state: 'claimed',
-      };
+      const record = claimed(claim, this.holder, current.claims + 1, current.createdAt);
       this.#update.run(effectToRow(record));
       return { claimed: true, record };
     }).immediate;
@@ -142,18 +131,7 @@ class SqliteEffectLedger implements EffectLedger {
   }
 
   async claim(claim: EffectClaim): Promise<ClaimResult> {
-    const record: EffectRecord = {
-      key: claim.key,
-      workflow: claim.workflow,
-      run: claim.run,
-      step: claim.step,
-      item: claim.item,
-      holder: this.holder,
-      claims: 1,
-      createdAt: claim.at,
-      updatedAt: claim.at,
-      state: 'claimed',
-    };
+    const record = claimed(claim, this.holder, 1, claim.at);
     if (this.#insert.run(effectToRow(record)).changes === 1) return { claimed: true, record };
     return { claimed: false, existing: this.#read(claim.key) };
   }
@@ -245,4 +223,10 @@ class SqliteEffectLedger implements EffectLedger {
     this.#update.run(effectToRow(record));
     return record;
   }
+}
+
+/** The record of `claim` taken by `holder`: its `claims`-th claim of a key first claimed at `createdAt`. */
+function claimed(claim: EffectClaim, holder: string, claims: number, createdAt: string): EffectRecord {
+  const { key, workflow, run, step, item } = claim;
+  return { key, workflow, run, step, item, holder, claims, createdAt, updatedAt: claim.at, state: 'claimed' };
 }
