@@ -1,10 +1,10 @@
 import type { Command } from 'commander';
 import { EXIT, UsageError } from '../core/errors.js';
 import type { EffectLedger } from '../store/effect-ledger.js';
-import type { Json, RunRecord } from '../store/resume-store.js';
-import { loadWorkflowModule } from '../workflows/module.js';
+import type { Json, ResumeStore, RunRecord } from '../store/resume-store.js';
+import { loadWorkflowModule, type WorkflowModule } from '../workflows/module.js';
 import { type Plan, planExitCode, planResume } from '../workflows/plan.js';
-import { resumeRun, startRun } from '../workflows/run.js';
+import { type RunResult, resumeRun, startRun } from '../workflows/run.js';
 import { registerEffects } from './workflow-effects.js';
 import { formatEvent, formatPlan, formatStatus } from './workflow-format.js';
 import { registerReview } from './workflow-review.js';
@@ -26,72 +26,41 @@ const collect = (value: string, previous: string[] = []): string[] => [...previo
 export function registerWorkflow(program: Command): void {
   const workflow = program.command('workflow').description('resumable multi-step workflows: run, resume, plan, status');
 
-  workflow
-    .command('run <file>')
-    .description('start a run of the workflow file (plans it first)')
-    .option('--param <name=value>', 'a run parameter (a JSON value, else a string); repeatable', collect)
-    .option('--deadline <iso>', 'refuse to start when the plan does not fit before this time (without --yes)')
-    .option('--max-usd <n>', 'refuse to start when the plan costs more (without --yes)')
-    .option('--yes', 'start even past the deadline or the budget')
-    .option('--json', 'print the plan and the result as JSON')
-    .option('--home <dir>', 'state directory')
-    .action(async (file: string, options: Common & Limits & { param?: string[] }) => {
-      const module = await loadWorkflowModule(file);
-      const params = parseParams(options.param ?? []);
-      await withStore(options.home, (store) =>
-        withStepNeeds(options.home, module, async (needs) => {
-          const plan = await planResume(module.workflow, {
-            store,
-            params,
-            ...limits(options),
-            prices: module.prices,
-            ...ledgerOf(needs),
-          });
-          gate(plan, options);
-          const result = await startRun(module.workflow, {
-            store,
-            params,
-            module: module.path,
-            providers: module.providers,
-            ...needs,
-            ...progress(options),
-          });
-          report(result.run, options);
+  limitOptions(
+    workflow
+      .command('run <file>')
+      .description('start a run of the workflow file (plans it first)')
+      .option('--param <name=value>', 'a run parameter (a JSON value, else a string); repeatable', collect),
+  ).action(async (file: string, options: Common & Limits & { param?: string[] }) => {
+    const module = await loadWorkflowModule(file);
+    const params = parseParams(options.param ?? []);
+    await withStore(options.home, (store) =>
+      planThenDrive(store, module, { params }, options, (needs) =>
+        startRun(module.workflow, {
+          store,
+          params,
+          module: module.path,
+          providers: module.providers,
+          ...needs,
+          ...progress(options),
         }),
+      ),
+    );
+  });
+
+  limitOptions(
+    workflow
+      .command('resume <run>')
+      .description('carry a run on with its workflow file (as it is now): reuses every stored output it can')
+      .option('--file <file>', 'the workflow file (default: the one the run was started from)'),
+  ).action(async (id: string, options: Common & Limits & { file?: string }) => {
+    await withStore(options.home, async (store) => {
+      const module = await moduleOf(store, id, options.file);
+      await planThenDrive(store, module, { run: id }, options, (needs) =>
+        resumeRun(module.workflow, id, { store, providers: module.providers, ...needs, ...progress(options) }),
       );
     });
-
-  workflow
-    .command('resume <run>')
-    .description('carry a run on with its workflow file (as it is now): reuses every stored output it can')
-    .option('--file <file>', 'the workflow file (default: the one the run was started from)')
-    .option('--deadline <iso>', 'refuse to start when the plan does not fit before this time (without --yes)')
-    .option('--max-usd <n>', 'refuse to start when the plan costs more (without --yes)')
-    .option('--yes', 'start even past the deadline or the budget')
-    .option('--json', 'print the plan and the result as JSON')
-    .option('--home <dir>', 'state directory')
-    .action(async (id: string, options: Common & Limits & { file?: string }) => {
-      await withStore(options.home, async (store) => {
-        const module = await moduleOf(store, id, options.file);
-        await withStepNeeds(options.home, module, async (needs) => {
-          const plan = await planResume(module.workflow, {
-            store,
-            run: id,
-            ...limits(options),
-            prices: module.prices,
-            ...ledgerOf(needs),
-          });
-          gate(plan, options);
-          const result = await resumeRun(module.workflow, id, {
-            store,
-            providers: module.providers,
-            ...needs,
-            ...progress(options),
-          });
-          report(result.run, options);
-        });
-      });
-    });
+  });
 
   workflow
     .command('plan <run>')
@@ -235,6 +204,41 @@ function gate(plan: Plan, options: Common & Limits): void {
 
 /** A plan past the deadline or over the budget, refused without --yes. Exit code 2, as `plan` gives it. */
 class PlanRefused extends UsageError {}
+
+/** The options `run` and `resume` share: the limits their plan is held to, output and state directory. */
+function limitOptions(command: Command): Command {
+  return command
+    .option('--deadline <iso>', 'refuse to start when the plan does not fit before this time (without --yes)')
+    .option('--max-usd <n>', 'refuse to start when the plan costs more (without --yes)')
+    .option('--yes', 'start even past the deadline or the budget')
+    .option('--json', 'print the plan and the result as JSON')
+    .option('--home <dir>', 'state directory');
+}
+
+/**
+ * What `run` and `resume` do: with what the workflow's steps need open, plan (a new run with
+ * `target.params`, or the run `target.run`), refuse a plan past its limits without --yes, then drive
+ * the run and report how it ended.
+ */
+async function planThenDrive(
+  store: ResumeStore,
+  module: WorkflowModule,
+  target: { readonly run?: string; readonly params?: Readonly<Record<string, Json>> },
+  options: Common & Limits,
+  drive: (needs: StepNeeds) => Promise<RunResult>,
+): Promise<void> {
+  await withStepNeeds(options.home, module, async (needs) => {
+    const plan = await planResume(module.workflow, {
+      store,
+      ...target,
+      ...limits(options),
+      prices: module.prices,
+      ...ledgerOf(needs),
+    });
+    gate(plan, options);
+    report((await drive(needs)).run, options);
+  });
+}
 
 /** The ledger a plan reads sends already made from, when the workflow's steps opened one. */
 function ledgerOf(needs: StepNeeds): { ledger?: EffectLedger } {

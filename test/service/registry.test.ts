@@ -218,7 +218,7 @@ describe('Registry', () => {
     expect(ended?.type === 'attempt.ended' && [ended.data.outcome, ended.data.signal]).toEqual(['canceled', 'SIGKILL']);
   });
 
-  it('names unknown executions and ended ones in its errors', async () => {
+  it('names an unknown execution in its errors', async () => {
     bench = makeServiceBench();
     await expect(bench.registry.send(MISSING_ID, 'hi')).rejects.toThrow(NotFoundError);
     await expect(bench.registry.cancel(MISSING_ID)).rejects.toThrow(NotFoundError);
