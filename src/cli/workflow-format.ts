@@ -1,6 +1,6 @@
 /** How `harmflow workflow …` prints plans, progress and runs: one idea per function, text only. */
 import type { ResumeStore, RunItem, RunRecord } from '../store/resume-store.js';
-import type { Plan, StepPlan } from '../workflows/plan.js';
+import { NEW_RUN, type Plan, type StepPlan } from '../workflows/plan.js';
 import type { WorkflowEvent } from '../workflows/run.js';
 
 const money = (usd: number | null): string => (usd === null ? '?' : `$${usd.toFixed(2)}`);
@@ -42,7 +42,7 @@ export function formatPlan(plan: Plan): string {
       .join('  ')
       .trimEnd(),
   );
-  const target = plan.run === 'new' ? `a new run of ${plan.workflow}` : `run ${plan.run} of ${plan.workflow}`;
+  const target = plan.run === NEW_RUN ? `a new run of ${plan.workflow}` : `run ${plan.run} of ${plan.workflow}`;
   lines.unshift(`plan for ${target}`);
   lines.push(
     '',

@@ -64,7 +64,7 @@ export interface AttemptResult extends Classification {
 const CANCELED: Classification = { outcome: 'canceled', message: 'canceled' };
 
 /** How a turn ends when the service stops under it: the message is what tells it from a cancel. */
-export const SUSPENDED: Classification = {
+const SUSPENDED: Classification = {
   outcome: 'canceled',
   message: 'HarmFlow stopped while this turn ran; the execution carries on when it starts again',
 };

@@ -167,11 +167,6 @@ export class Registry {
     return this.#stopping;
   }
 
-  /** Ids of the executions this service drives or has queued now. */
-  get live(): readonly string[] {
-    return [...this.#owners.keys()];
-  }
-
   /** Resolves when every owner now alive is done (for tests and benchmarks). */
   async settled(): Promise<void> {
     await Promise.all([...this.#owners.values()].map((owner) => owner.finished));
