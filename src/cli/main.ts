@@ -22,4 +22,10 @@ async function main(argv: string[]): Promise<void> {
   }
 }
 
+// A reader that stops early (`harmflow … | head`) closes the pipe: that ends the output, not in an error.
+process.stdout.on('error', (error: NodeJS.ErrnoException) => {
+  if (error.code === 'EPIPE') process.exit(process.exitCode ?? EXIT.ok);
+  throw error;
+});
+
 await main(process.argv);
