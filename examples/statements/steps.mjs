@@ -4,7 +4,7 @@
  * (model), totals (code), narrative (model), fact-check (model). Each declares what it reads — run
  * parameters and upstream outputs — and nothing else, so its fingerprint says when its stored output
  * can be reused; each carries the issue's production estimates, which plans use until the run has
- * measured history. The review and send steps will follow fact-check when those step kinds exist.
+ * measured history. The review (review.mjs) and send (mailer.mjs) steps follow fact-check.
  */
 import {
   BATCH_SIZE,

@@ -1,17 +1,18 @@
 // @ts-check
 /**
  * The statements workflow of issue 5: a month's card statements for 2,000 business customers, in the
- * steps pull, categorise, totals, narrative, fact-check (steps.mjs) and send (mailer.mjs), their model steps answered by
- * a deterministic local stand-in (model.mjs). `build` gives what a run needs: the definition, the
- * model providers it names and the prices plans cost its tokens at. Step 7, send, emails each
- * statement once through the effects ledger (mailer.mjs); the review step (6) comes when review steps
- * exist. first.mjs and fixed.mjs are the two definitions of
- * the issue's story (README.md).
+ * steps pull, categorise, totals, narrative, fact-check (steps.mjs), review (review.mjs) and send
+ * (mailer.mjs), their model steps answered by a deterministic local stand-in (model.mjs). `build`
+ * gives what a run needs: the definition, the model providers it names and the prices plans cost its
+ * tokens at. Step 6 puts before a person the statements that failed their fact-check or that a fix
+ * changed; step 7 emails each approved statement once through the effects ledger. first.mjs and
+ * fixed.mjs are the two definitions of the issue's story (README.md).
  */
 import { z } from 'zod';
 import { customerKeys } from './data.mjs';
 import { defaultOutbox, sendStep } from './mailer.mjs';
 import { StandInModel } from './model.mjs';
+import { reviewStep } from './review.mjs';
 import { categoriseStep, factCheckStep, MODEL, narrativeStep, pullStep, totalsStep } from './steps.mjs';
 
 /** @import { ModelProvider, WorkflowDefinition } from '../../src/workflows/define.js' */
@@ -60,6 +61,7 @@ export function build(options) {
         totalsStep(),
         narrativeStep(),
         factCheckStep(),
+        reviewStep(),
         sendStep(outbox ?? defaultOutbox()),
       ],
     },

@@ -1,6 +1,6 @@
 /** How `harmflow workflow …` prints plans, progress and runs: one idea per function, text only. */
 import type { ResumeStore, RunItem, RunRecord } from '../store/resume-store.js';
-import { NEW_RUN, type Plan, type StepPlan } from '../workflows/plan.js';
+import { type CostSum, NEW_RUN, type Plan, type StepPlan } from '../workflows/plan.js';
 import type { WorkflowEvent } from '../workflows/run.js';
 
 const money = (usd: number | null): string => (usd === null ? '?' : `$${usd.toFixed(2)}`);
@@ -11,6 +11,12 @@ const tokens = (count: number | null): string => {
   if (count >= 1_000) return `${(count / 1_000).toFixed(0)}k`;
   return String(count);
 };
+
+/** Hours, with the review's apart when there is any: `8.12 h (4.12 h of work + 4.00 h of review)`. */
+function hoursOf(sum: CostSum): string {
+  if (sum.reviewHours === 0) return hours(sum.hours);
+  return `${hours(sum.hours)} (${hours(sum.hours - sum.reviewHours)} of work + ${hours(sum.reviewHours)} of review)`;
+}
 
 function reasonsOf(step: StepPlan): string {
   return Object.entries(step.willRun.reasons)
@@ -46,8 +52,8 @@ export function formatPlan(plan: Plan): string {
   lines.unshift(`plan for ${target}`);
   lines.push(
     '',
-    `total        ${money(plan.total.usd)}, ${hours(plan.total.hours)} (certain: ${money(plan.total.certain.usd)}, ${hours(plan.total.certain.hours)})`,
-    `full rerun   from ${plan.full.from}: ${money(plan.full.total.usd)}, ${hours(plan.full.total.hours)}`,
+    `total        ${money(plan.total.usd)}, ${hoursOf(plan.total)} (certain: ${money(plan.total.certain.usd)}, ${hours(plan.total.certain.hours)})`,
+    `full rerun   from ${plan.full.from}: ${money(plan.full.total.usd)}, ${hoursOf(plan.full.total)}`,
   );
   const unknown = [...plan.total.unknown.usd, ...plan.total.unknown.hours];
   if (unknown.length > 0) lines.push(`unknown      no price or no estimate for: ${[...new Set(unknown)].join(', ')}`);

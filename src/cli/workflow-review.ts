@@ -1,7 +1,8 @@
 /**
  * `harmflow workflow review RUN` — the items a run's review steps wait on: for each, why it is up
- * (never approved, or what changed since its last approval), and what the reviewer sees, as a diff
- * against the last approved version. `--approve KEY…` / `--approve-all` approve them (the approval is
+ * (never approved, or what changed since its last approval, or the chain of outputs this run changed),
+ * and what the reviewer sees, as a diff against the last approved version or the version before the
+ * change. `--approve KEY…` / `--approve-all` approve them (the approval is
  * bound to exactly what was reviewed), `--reject KEY… --reason TEXT` rejects them; then resume the
  * run. Exit codes: 0, 2 for a bad option or an item not waiting, 6 for an unknown run.
  */
@@ -9,6 +10,7 @@ import type { Command } from 'commander';
 import { UsageError } from '../core/errors.js';
 import type { Json } from '../store/resume-store.js';
 import { approve, type PendingReview, pendingReviews, reject } from '../workflows/review.js';
+import { lineDiff } from './line-diff.js';
 import { moduleOf, withStore } from './workflow-store.js';
 
 interface ReviewOptions {
@@ -68,23 +70,19 @@ export function formatPending(run: string, pending: readonly PendingReview[]): s
   if (pending.length === 0) return `run ${run}: nothing waits for review`;
   const lines = [`run ${run}: ${pending.length} item(s) wait for review`];
   for (const item of pending) {
-    lines.push('', `${item.step} ${item.key} — ${item.reasons.join(', ')}`);
-    lines.push(...diff(item.previous?.shown, item.shown).map((line) => `  ${line}`));
-    if (item.previous) lines.push(`  (last approved by ${item.previous.by} at ${item.previous.at})`);
+    const why = item.change && !item.previous ? 'changed in this run' : item.reasons.join(', ');
+    lines.push('', `${item.step} ${item.key} — ${why}`);
+    if (item.change) lines.push(`  because: ${item.change.because}`);
+    lines.push(...diff(item.previous?.shown ?? item.change?.earlier, item.shown).map((line) => `  ${line}`));
+    if (item.previous) lines.push(`  (against the version ${item.previous.by} approved at ${item.previous.at})`);
+    else if (item.change) lines.push('  (against the version before the change)');
   }
   return lines.join('\n');
 }
 
-/** A line diff of two shown values: removed lines `- `, added `+ `, kept `  `; all `+ ` with no earlier version. */
+/** A line diff of two shown values; all `+ ` with no earlier version. */
 function diff(before: Json | undefined, after: Json): string[] {
-  const now = textOf(after);
-  if (before === undefined) return now.map((line) => `+ ${line}`);
-  const then = textOf(before);
-  const kept = new Set(then.filter((line) => now.includes(line)));
-  return [
-    ...then.filter((line) => !kept.has(line)).map((line) => `- ${line}`),
-    ...now.map((line) => (kept.has(line) ? `  ${line}` : `+ ${line}`)),
-  ];
+  return lineDiff(before === undefined ? [] : textOf(before), textOf(after));
 }
 
 function textOf(value: Json): string[] {

@@ -73,6 +73,12 @@ export type RunItem =
       readonly digest: string;
       /** True when the output was reused rather than computed by this run. */
       readonly cached: boolean;
+      /**
+       * The fingerprint of the output this run's item used before it got one with another digest
+       * (the first such, kept through later changes): what changed in this run, e.g. a statement
+       * redrafted after a fix, which a review shows as a diff.
+       */
+      readonly replaced?: string;
       readonly tries: number;
       readonly updatedAt: string;
     }

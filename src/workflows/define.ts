@@ -42,6 +42,11 @@ export interface Read {
 /** Planning estimates per item, used until measured history exists. */
 export interface Estimate {
   readonly secondsPerItem: number;
+  /**
+   * Seconds the step takes once whenever any of its items run, on top of the per-item seconds: a
+   * person's review sitting, a warm-up.
+   */
+  readonly fixedSeconds?: number;
   readonly inputTokens?: number;
   readonly outputTokens?: number;
 }
@@ -113,6 +118,14 @@ export interface ReviewStep extends StepBase {
   readonly kind: 'review';
   /** What the reviewer sees of the item (default: its inputs). */
   show?(input: ItemInput): Json;
+  /**
+   * Whether a person must see the item (default: every item). `change.earlier` is what the step
+   * showed of the item before this run changed what it reads — a statement redrafted after a fix —
+   * and is absent when nothing it reads changed in this run or the change does not show. An item
+   * this returns false for is approved by the rule (`by: "rule"`), bound to its inputs like a
+   * person's approval.
+   */
+  needsPerson?(input: ItemInput, change: { readonly earlier?: Json }): boolean;
 }
 
 /**

@@ -26,6 +26,8 @@ export interface ItemRate {
   readonly samples: number;
   readonly seconds: number | null;
   readonly secondsFrom: RateSource;
+  /** Seconds the step takes once whenever any of its items run (the estimate's `fixedSeconds`, else 0). */
+  readonly fixedSeconds: number;
   readonly inputTokens: number | null;
   readonly outputTokens: number | null;
   readonly tokensFrom: RateSource;
@@ -71,6 +73,7 @@ export function rateOf(step: StepDefinition, measured: readonly Measured[]): Ite
     samples: measured.length,
     seconds: seconds.value,
     secondsFrom: seconds.from,
+    fixedSeconds: estimate?.fixedSeconds ?? 0,
     inputTokens: tokens.input,
     outputTokens: tokens.output,
     tokensFrom: tokens.from,
@@ -80,7 +83,7 @@ export function rateOf(step: StepDefinition, measured: readonly Measured[]): Ite
 /**
  * The cost of running `items` items of a step at `rate`, `concurrency` at a time: tokens are per
  * item, dollars at `price` (undefined: unknown, unless the step calls no model), hours are the
- * rounds of `concurrency` items times the seconds per item.
+ * step's fixed seconds plus the rounds of `concurrency` items times the seconds per item.
  */
 export function costOf(rate: ItemRate, items: number, concurrency: number, price: ModelPrice | undefined): Cost {
   if (items === 0) return { items, inputTokens: 0, outputTokens: 0, usd: 0, hours: 0 };
@@ -92,30 +95,39 @@ export function costOf(rate: ItemRate, items: number, concurrency: number, price
       : inputTokens === null || outputTokens === null || price === undefined
         ? null
         : (inputTokens * price.inputPerMTok + outputTokens * price.outputPerMTok) / 1_000_000;
-  const hours = rate.seconds === null ? null : (Math.ceil(items / concurrency) * rate.seconds) / 3600;
+  const hours =
+    rate.seconds === null ? null : (rate.fixedSeconds + Math.ceil(items / concurrency) * rate.seconds) / 3600;
   return { items, inputTokens, outputTokens, usd, hours };
 }
 
 /** Sums of dollars and hours over named costs, and the names whose figure is unknown (left out of the sum). */
 export interface CostSum {
   readonly usd: number;
+  /** All hours: the steps' work and, within it, `reviewHours` of people reviewing. */
   readonly hours: number;
+  readonly reviewHours: number;
   readonly unknown: { readonly usd: readonly string[]; readonly hours: readonly string[] };
 }
 
-/** Adds up `costs` (steps run one after another, so their hours add). */
-export function sumCosts(costs: readonly { readonly step: string; readonly cost: Cost }[]): CostSum {
+/** Adds up `costs` (steps run one after another, so their hours add); `reviewHours` are those of review steps. */
+export function sumCosts(
+  costs: readonly { readonly step: string; readonly kind: StepDefinition['kind']; readonly cost: Cost }[],
+): CostSum {
   let usd = 0;
   let hours = 0;
+  let reviewHours = 0;
   const unknownUsd: string[] = [];
   const unknownHours: string[] = [];
-  for (const { step, cost } of costs) {
+  for (const { step, kind, cost } of costs) {
     if (cost.usd === null) unknownUsd.push(step);
     else usd += cost.usd;
     if (cost.hours === null) unknownHours.push(step);
-    else hours += cost.hours;
+    else {
+      hours += cost.hours;
+      if (kind === 'review') reviewHours += cost.hours;
+    }
   }
-  return { usd, hours, unknown: { usd: unknownUsd, hours: unknownHours } };
+  return { usd, hours, reviewHours, unknown: { usd: unknownUsd, hours: unknownHours } };
 }
 
 function mean(values: readonly number[]): number {

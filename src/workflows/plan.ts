@@ -7,8 +7,8 @@
  *
  * Costs count the items that will run and those that may: a plan is checked against a deadline and
  * a budget, and an item that may run must fit in both. `certain` in the totals counts only the items
- * that will run. Review steps do not exist yet; their hours will add to `total.hours` beside the
- * steps' when they do.
+ * that will run. A review step's hours (its estimate: a person's sitting, per item or fixed) add to
+ * `hours`, and are also counted apart as `reviewHours`.
  *
  * Reads only: one getRun and one listRunItems for the run; per step, the few getOutputs calls
  * plan-items.ts describes, and latestOutputs only when the run has items of the step it never
@@ -90,7 +90,7 @@ export interface PlanTotal extends CostSum {
 /** A full rerun from one step: every item of it and of every later step. */
 export interface FullRerun {
   readonly from: string;
-  readonly steps: readonly { readonly step: string; readonly cost: Cost }[];
+  readonly steps: readonly { readonly step: string; readonly kind: StepDefinition['kind']; readonly cost: Cost }[];
   readonly total: CostSum;
 }
 
@@ -172,7 +172,7 @@ export async function planResume(definition: WorkflowDefinition, options: PlanOp
   const invalidated = new Set(options.invalidate ?? []);
   const steps: StepPlan[] = [];
   /** Each step's cost if all its items ran: the full rerun's, from whichever step it starts at. */
-  const allItems: { step: string; cost: Cost }[] = [];
+  const allItems: { step: string; kind: StepDefinition['kind']; cost: Cost }[] = [];
   for (const step of definition.steps) {
     let latest: Promise<ReadonlyMap<string, StoredOutput>> | undefined;
     const loadLatest = () => {
@@ -220,13 +220,16 @@ export async function planResume(definition: WorkflowDefinition, options: PlanOp
       rate,
       cost: costOf(rate, pendingItems, concurrency, price),
       certainCost: costOf(rate, certainItems, concurrency, price),
-      notes: items.notes,
+      notes:
+        step.kind === 'review' && step.needsPerson !== undefined && pendingItems > 0
+          ? [...items.notes, `a rule lets some of the ${pendingItems} through; a person sees the rest`]
+          : items.notes,
     });
-    allItems.push({ step: step.name, cost: costOf(rate, items.keys.length, concurrency, price) });
+    allItems.push({ step: step.name, kind: step.kind, cost: costOf(rate, items.keys.length, concurrency, price) });
   }
 
   const total = sumCosts(steps);
-  const certain = sumCosts(steps.map((step) => ({ step: step.step, cost: step.certainCost })));
+  const certain = sumCosts(steps.map((step) => ({ step: step.step, kind: step.kind, cost: step.certainCost })));
   const from =
     options.fullFrom ?? steps.find((step) => step.willRun.items > 0)?.step ?? (definition.steps[0]?.name as string);
   const fullSteps = allItems.slice(allItems.findIndex((entry) => entry.step === from));

@@ -3,8 +3,8 @@
  * concurrency. Every item's fingerprint (fingerprint.ts) is computed from what it reads; an output
  * stored under that fingerprint is reused, anything else is computed, with transient errors retried
  * (retry.ts) and defects recorded as the item's failure while the others go on. Results are committed
- * to the ResumeStore in batches, each batch one transaction, so a crash never leaves a false "done":
- * what was not committed is computed again on resume.
+ * to the ResumeStore in groups (group-commit.ts: within 100 ms of a result, one transaction a group),
+ * so a crash never leaves a false "done": what was not committed is computed again on resume.
  *
  * When an item's transient error outlasts its tries or the run's retry budget, the run stops:
  * no new item starts, the ones running finish and are committed, and the run is `crashed at <step>
@@ -22,12 +22,11 @@ import type { AgentContext } from './agent-item.js';
 import { type ComputeContext, computeItem } from './compute-item.js';
 import type { ItemInput, ModelProvider, RunView, WorkflowDefinition } from './define.js';
 import { digestOf, type FingerprintComponents } from './fingerprint.js';
+import { GroupCommit, type GroupCommitLimits } from './group-commit.js';
 import { invalidationMarks, itemsOf, type Produced, prepareItem } from './prepare.js';
 import { RetryBudget, type RetryConfig, resolveRetryPolicy, runWithRetries } from './retry.js';
+import { approvalCommits, BY_RULE, sortOpenReviews } from './review.js';
 import { defaultConcurrency, requireWhatStepsNeed, validateDefinition } from './validate.js';
-
-/** 1000 item results a transaction at most: big enough to amortize the commit, small enough to bound what a crash loses. */
-const MAX_BATCH = 1000;
 
 export interface WorkflowOptions {
   readonly store: ResumeStore;
@@ -37,6 +36,8 @@ export interface WorkflowOptions {
   /** Where agent steps run their executions; required when the workflow has agent steps. */
   readonly agents?: AgentContext;
   readonly retry?: RetryConfig;
+  /** When item results are committed (default: 1000 of them or 100 ms, group-commit.ts). */
+  readonly groupCommit?: GroupCommitLimits;
   readonly onEvent?: (event: WorkflowEvent) => void;
   readonly signal?: AbortSignal;
   /** Injectable for tests: the clock, sleeping between retries, and the jitter source. */
@@ -64,6 +65,7 @@ export type WorkflowEvent =
 export interface StepSummary {
   readonly step: string;
   readonly items: number;
+  /** Items computed; of a review step, those its rule approved. */
   readonly computed: number;
   readonly cached: number;
   readonly failed: number;
@@ -170,11 +172,7 @@ async function drive(definition: WorkflowDefinition, run: RunRecord, options: Wo
     },
   };
 
-  const pending: ItemCommit[] = [];
-  const flush = async (): Promise<void> => {
-    if (pending.length === 0) return;
-    await store.commitItems(pending.splice(0, pending.length));
-  };
+  const commits = new GroupCommit((batch) => store.commitItems(batch), options.groupCommit);
 
   const summaries: StepSummary[] = [];
   let crash: Crash | undefined;
@@ -185,7 +183,7 @@ async function drive(definition: WorkflowDefinition, run: RunRecord, options: Wo
   } catch (error) {
     // An abort, a step's items function that throws, a store that fails: what finished is kept,
     // and the run is left resumable.
-    await flush().catch(() => {});
+    await commits.flush().catch(() => {});
     const message = `crashed: ${describeError(error)}`;
     await store.updateRun(run.id, { state: 'crashed', message, updatedAt: stamp() }).catch(() => {});
     emit({ type: 'run.ended', state: 'crashed', message });
@@ -222,31 +220,39 @@ async function drive(definition: WorkflowDefinition, run: RunRecord, options: Wo
         outputs.set(plan.key, { output: hit.output, digest: hit.digest });
         const before = earlier.get(plan.key);
         if (before?.status === 'done' && before.fingerprint === plan.fingerprint) continue;
-        pending.push({
-          item: doneItem(run.id, step.name, plan.key, hit, true, 0, stamp()),
+        await commits.add({
+          item: doneItem(run.id, step.name, plan.key, hit, { cached: true, tries: 0, before }, stamp()),
         });
       }
       emit({ type: 'step.started', step: step.name, items: keys.length, cached: plans.length - toCompute.length });
       if (step.kind === 'review') {
-        // Nothing computes a review: an item without an approval of exactly these inputs waits for a
-        // person (`harmflow workflow review`), and what reads it waits with it; one rejected as it
-        // is has failed.
-        await flush();
-        const rejected = toCompute.filter((plan) => {
+        // Nothing computes a review: an item without an approval of exactly these inputs is approved
+        // by the step's rule or waits for a person (`harmflow workflow review`), and what reads it
+        // waits with it; one rejected as it is has failed.
+        await commits.flush();
+        const isRejected = (plan: (typeof toCompute)[number]): boolean => {
           const before = earlier.get(plan.key);
           return before?.status === 'failed' && before.fingerprint === plan.fingerprint;
-        });
+        };
+        const rejected = toCompute.filter(isRejected);
         failures += rejected.length;
         for (const plan of rejected)
           firstFailure ??= `step ${step.name} item ${plan.key}: ${(earlier.get(plan.key) as { error: string }).error}`;
+        const open = toCompute.filter((plan) => !isRejected(plan));
+        const { byRule, forPerson } = await sortOpenReviews(store, run.id, step, open);
+        const approvals = approvalCommits(definition.name, run.id, step, byRule, BY_RULE, stamp());
+        for (const { item, output } of approvals) {
+          if (output !== undefined) outputs.set(item.item, { output: output.output, digest: output.digest });
+        }
+        if (approvals.length > 0) await store.commitItems(approvals);
         const summary: StepSummary = {
           step: step.name,
           items: keys.length,
-          computed: 0,
+          computed: byRule.length,
           cached: plans.length - toCompute.length,
           failed: rejected.length,
           blocked,
-          awaiting: toCompute.length - rejected.length,
+          awaiting: forPerson.length,
         };
         summaries.push(summary);
         emit({ type: 'step.ended', ...summary });
@@ -291,14 +297,15 @@ async function drive(definition: WorkflowDefinition, run: RunRecord, options: Wo
               createdAt: stamp(),
             };
             outputs.set(plan.key, { output: output.output, digest });
-            pending.push({ item: doneItem(run.id, step.name, plan.key, output, false, result.tries, stamp()), output });
+            const done = { cached: false, tries: result.tries, before: earlier.get(plan.key) };
+            await commits.add({ item: doneItem(run.id, step.name, plan.key, output, done, stamp()), output });
             computed += 1;
           } else if (result.kind === 'defect') {
             failed += 1;
             failures += 1;
             firstFailure ??= `step ${step.name} item ${plan.key}: ${result.error}`;
             emit({ type: 'item.failed', step: step.name, item: plan.key, error: result.error });
-            pending.push({
+            await commits.add({
               item: {
                 run: run.id,
                 step: step.name,
@@ -317,10 +324,9 @@ async function drive(definition: WorkflowDefinition, run: RunRecord, options: Wo
               crash = { step: step.name, item: plan.key, index, message: `${result.error}${why}` };
             }
           }
-          if (pending.length >= MAX_BATCH) await flush();
         },
       );
-      await flush();
+      await commits.flush();
       const summary: StepSummary = {
         step: step.name,
         items: keys.length,
@@ -380,15 +386,20 @@ function failureMessage(failures: number, summaries: readonly StepSummary[], fir
   return `${parts.join(', ')}${first ? `; first: ${first}` : ''}`;
 }
 
+/** A done run item that uses `output`, remembering the output this run's item had before (RunItem.replaced). */
 function doneItem(
   run: string,
   step: string,
   item: string,
   output: Pick<StoredOutput, 'fingerprint' | 'digest'>,
-  cached: boolean,
-  tries: number,
+  how: { readonly cached: boolean; readonly tries: number; readonly before: RunItem | undefined },
   updatedAt: string,
 ): RunItem {
+  const { before } = how;
+  const replaced =
+    before?.status !== 'done'
+      ? undefined
+      : (before.replaced ?? (before.digest === output.digest ? undefined : before.fingerprint));
   return {
     run,
     step,
@@ -396,8 +407,9 @@ function doneItem(
     status: 'done',
     fingerprint: output.fingerprint,
     digest: output.digest,
-    cached,
-    tries,
+    cached: how.cached,
+    ...(replaced !== undefined && { replaced }),
+    tries: how.tries,
     updatedAt,
   };
 }

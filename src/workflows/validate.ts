@@ -2,7 +2,7 @@
  * Checks a workflow definition before anything runs: step names unique and path-safe, each read
  * naming an earlier step, `source` items only with a source, declared parameters present, a provider
  * for every model step, sane concurrency. The first problem is one WorkflowDefinitionError naming
- * the step; nothing is created.
+ * the step; nothing is created. Estimates must be numbers, 0 or more.
  */
 import { EXIT, HarmflowError } from '../core/errors.js';
 import type { Json } from '../store/resume-store.js';
@@ -44,6 +44,12 @@ export function validateDefinition(
     }
     const concurrency = step.concurrency ?? defaultConcurrency(step);
     if (!Number.isInteger(concurrency) || concurrency < 1) fail(`${where}: concurrency must be a positive integer`);
+    const estimate = step.estimate;
+    if (estimate !== undefined) {
+      const figures = [estimate.secondsPerItem, estimate.fixedSeconds, estimate.inputTokens, estimate.outputTokens];
+      if (figures.some((figure) => figure !== undefined && !(Number.isFinite(figure) && figure >= 0)))
+        fail(`${where}: every estimate figure must be a number, 0 or more`);
+    }
     if (step.kind === 'model' && providers[step.model.provider] === undefined) {
       fail(`${where} calls the model provider ${JSON.stringify(step.model.provider)}, which is not configured`);
     }

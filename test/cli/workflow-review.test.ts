@@ -49,10 +49,16 @@ describe('harmflow workflow review', () => {
     expect(resumed.stdout).toMatch(/rejected by ana: wrong address/);
     expect(sent()).toEqual(['letter:c1', 'letter:c2']);
 
-    // New wording: every letter changed, so every approval is void; the reviewer sees both versions.
+    // New wording: every letter changed, so every approval is void; the reviewer sees both versions,
+    // and what changed them. c3, rejected before and never approved, is diffed against its earlier letter.
     expect(cli('Dear', 'resume', run).status).toBe(13);
     const again = cli('Dear', 'review', run);
-    expect(again.stdout).toMatch(/approve c1 — upstream\n {2}- Hello c1\n {2}\+ Dear c1\n {2}\(last approved by ana/);
+    expect(again.stdout).toMatch(
+      /approve c1 — upstream\n {2}because: letter c1: version Hello → Dear\n {2}- Hello c1\n {2}\+ Dear c1\n {2}\(against the version ana approved at /,
+    );
+    expect(again.stdout).toMatch(
+      /approve c3 — changed in this run\n {2}because: letter c3: version Hello → Dear\n {2}- Hello c3\n {2}\+ Dear c3\n {2}\(against the version before the change\)/,
+    );
     cli('Dear', 'review', run, '--approve-all');
     expect(cli('Dear', 'resume', run).status).toBe(0);
     // c1 and c2 were sent before; only c3 (rejected before, approved now) is sent.

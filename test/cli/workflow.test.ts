@@ -1,7 +1,9 @@
 /**
  * `harmflow workflow` through the built CLI on the shipped statements example: the first run crashes
- * at fact-check c-1412; the plan after the fix says ≈$49 and ≈4 h against $93 and 7.5 h, within the
- * deadline; the resume reuses what it can; a run over its budget is refused and creates nothing.
+ * at fact-check c-1412; the plan after the fix says ≈$49 and ≈4 h of work plus 4 h of review against
+ * $93 and 7.5 h, within the deadline; the resume reuses what it can and waits for a person on the 185
+ * statements the fix changed, which the reviewer reads as diffs with their cause; approved, they are
+ * sent, each once; a run over its budget is refused and creates nothing.
  */
 import { spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
@@ -56,8 +58,10 @@ describe('harmflow workflow', () => {
     const args = ['plan', run, '--file', FIXED, '--invalidate', 'categorise', '--assume-changed', 'totals=200'];
     const plan = cli(...args, '--deadline', deadline);
     expect(plan.status).toBe(1);
-    expect(plan.stdout).toMatch(/total +\$48\.86, 4\.1\d h/);
-    expect(plan.stdout).toMatch(/full rerun +from categorise: \$93\.00, 7\.5\d h/);
+    expect(plan.stdout).toMatch(/total +\$48\.86, 8\.1\d h \(4\.1\d h of work \+ 4\.00 h of review\)/);
+    expect(plan.stdout).toMatch(
+      /full rerun +from categorise: \$93\.00, 11\.5\d h \(7\.5\d h of work \+ 4\.00 h of review\)/,
+    );
     expect(plan.stdout).toMatch(/26\.0 h left — fits/);
     const json = JSON.parse(cli(...args, '--deadline', deadline, '--json').stdout) as {
       total: { usd: number; hours: number };
@@ -71,19 +75,39 @@ describe('harmflow workflow', () => {
       ['totals', 200],
       ['narrative', 200],
       ['fact-check', 730],
+      ['review', 2000],
       ['send', 2000],
     ]);
     expect(json.deadline.fits).toBe(true);
 
     const resumed = cli('resume', run, '--file', FIXED);
-    expect(resumed.status).toBe(0);
+    expect(resumed.status).toBe(13);
     expect(resumed.stdout).toMatch(/narrative: 200 computed, 1800 reused/);
     expect(resumed.stdout).toMatch(/fact-check: 730 computed, 1270 reused/);
-    expect(resumed.stdout).toMatch(/send: 2000 computed, 0 reused/);
+    expect(resumed.stdout).toMatch(/review: 1815 computed, 0 reused/);
+    expect(resumed.stdout).toMatch(/send: 1815 computed, 0 reused, 0 failed, 185 blocked/);
+    expect(resumed.stdout).toMatch(/waiting — 185 item\(s\) await review/);
+
+    // The reviewer reads the 185 statements the fix changed, each a diff with the chain that changed it.
+    const review = cli('review', run);
+    expect(review.status).toBe(0);
+    expect(review.stdout).toMatch(/185 item\(s\) wait for review/);
+    expect(
+      review.stdout.match(
+        /— changed in this run\n {2}because: narrative c-\d+ ← totals c-\d+ ← categorise b-\d+: version 1 → 2\n/g,
+      ),
+    ).toHaveLength(148);
+    expect(review.stdout.match(/because: fact-check c-\d+ ← totals/g)).toHaveLength(37);
+    expect(review.stdout).toMatch(/\n {2}- {3}"statement": "c-0010's .*\n {2}\+ {3}"statement": "c-0010's /);
+    expect(cli('review', run, '--approve-all', '--by', 'ana').stdout).toMatch(/^185 decided by ana; resume the run/);
+
+    const approved = cli('resume', run, '--file', FIXED);
+    expect(approved.status).toBe(0);
+    expect(approved.stdout).toMatch(/send: 185 computed, 1815 reused/);
     const sent = readFileSync(join(home, 'outbox.jsonl'), 'utf8').trim().split('\n');
     expect(new Set(sent.map((line) => (JSON.parse(line) as { key: string }).key)).size).toBe(2000);
     expect(sent).toHaveLength(2000);
-    expect(resumed.stdout).toMatch(new RegExp(`run ${run}: succeeded\\n`));
+    expect(approved.stdout).toMatch(new RegExp(`run ${run}: succeeded\\n`));
     const status = cli('status', run);
     expect(status.stdout).toMatch(/: succeeded\n/);
     expect(cli('plan', run, '--file', FIXED).status).toBe(0);

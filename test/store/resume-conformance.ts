@@ -77,6 +77,8 @@ export function computed(runId: string, out: StoredOutput): ItemCommit {
   return { item: done(runId, out.step, out.item, out.fingerprint), output: out };
 }
 
+type DoneItem = Extract<RunItem, { status: 'done' }>;
+
 const fingerprints = (map: Map<string, StoredOutput>) => [...map.values()].map((stored) => stored.fingerprint);
 
 export function describeResumeStoreConformance(name: string, open: () => Promise<ResumeStore> | ResumeStore): void {
@@ -325,6 +327,16 @@ export function describeResumeStoreConformance(name: string, open: () => Promise
         await store.commitItems([{ item: again }]);
         expect(await store.listRunItems('r-1')).toStrictEqual([again]);
         expect(await store.listRunItems('r-2')).toEqual([]);
+      });
+
+      it('keeps a done item’s replaced fingerprint, and drops it when the item fails or is done without one', async () => {
+        const redrafted: RunItem = { ...(done('r-1', 'narrative', 'c-1', fp('b')) as DoneItem), replaced: fp('a') };
+        await store.commitItems([{ item: redrafted }]);
+        expect(await store.listRunItems('r-1')).toStrictEqual([redrafted]);
+        await store.commitItems([{ item: failed('r-1', 'narrative', 'c-1', fp('c')) }]);
+        expect(await store.listRunItems('r-1')).toStrictEqual([failed('r-1', 'narrative', 'c-1', fp('c'))]);
+        await store.commitItems([{ item: done('r-1', 'narrative', 'c-1', fp('d')) }]);
+        expect(await store.listRunItems('r-1')).toStrictEqual([done('r-1', 'narrative', 'c-1', fp('d'))]);
       });
 
       it('keeps the last of two commits of one item in the same call', async () => {

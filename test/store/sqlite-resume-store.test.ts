@@ -98,14 +98,15 @@ describe('openSqliteResumeStore', () => {
         "INSERT INTO step_outputs VALUES (?, 'wf', 's', 'i', 'd', ?, '{}', 1, NULL, NULL, 't')",
       );
       expect(() => insertOutput.run('f-1', 'not json')).toThrow(/CHECK/);
-      const insertItem = raw.prepare("INSERT INTO run_items VALUES (?, 's', 'i', ?, 'f', ?, ?, ?, 1, 't')");
-      expect(() => insertItem.run('r-4', 'done', null, 0, null)).toThrow(/CHECK/);
-      expect(() => insertItem.run('r-4', 'done', 'd', 0, 'an error')).toThrow(/CHECK/);
-      expect(() => insertItem.run('r-4', 'failed', 'd', null, 'an error')).toThrow(/CHECK/);
-      expect(() => insertItem.run('r-4', 'skipped', null, null, 'an error')).toThrow(/CHECK/);
+      const insertItem = raw.prepare("INSERT INTO run_items VALUES (?, 's', 'i', ?, 'f', ?, ?, ?, 1, 't', ?)");
+      expect(() => insertItem.run('r-4', 'done', null, 0, null, null)).toThrow(/CHECK/);
+      expect(() => insertItem.run('r-4', 'done', 'd', 0, 'an error', null)).toThrow(/CHECK/);
+      expect(() => insertItem.run('r-4', 'failed', 'd', null, 'an error', null)).toThrow(/CHECK/);
+      expect(() => insertItem.run('r-4', 'skipped', null, null, 'an error', null)).toThrow(/CHECK/);
+      expect(() => insertItem.run('r-4', 'failed', null, null, 'an error', 'f-0')).toThrow(/CHECK/);
       raw.pragma('foreign_keys = ON');
-      expect(() => insertItem.run('no-such-run', 'failed', null, null, 'an error')).toThrow(/FOREIGN KEY/);
-      insertItem.run('r-4', 'failed', null, null, 'an error');
+      expect(() => insertItem.run('no-such-run', 'failed', null, null, 'an error', null)).toThrow(/FOREIGN KEY/);
+      insertItem.run('r-4', 'failed', null, null, 'an error', null);
       expect(raw.prepare('SELECT count(*) AS n FROM run_items').get()).toEqual({ n: 1 });
     } finally {
       raw.close();

@@ -110,4 +110,111 @@ describe('review steps', () => {
     // The send is keyed per customer: the changed letter is not sent a second time.
     expect(sent).toEqual(CUSTOMERS.map((key) => `letter:${key}`));
   });
+
+  it('a rule lets through what needs no person; what this run changed goes to one, with the change and its cause', async () => {
+    const sent: string[] = [];
+    const first = await startRun(ruled('Hello', sent), options());
+    // c3's letter is flagged: a person must see it; the rule approves the others, and they are sent.
+    expect(first.run.state).toBe('waiting');
+    expect(first.steps.find((step) => step.step === 'approve')).toMatchObject({ computed: 3, awaiting: 1 });
+    expect(sent).toEqual(['letter:c1', 'letter:c2', 'letter:c4']);
+    const [flagged, ...none] = await pendingReviews(ruled('Hello', sent), first.run.id, store);
+    expect(none).toEqual([]);
+    expect([flagged?.key, flagged?.shown, flagged?.change]).toEqual(['c3', 'Hello c3 (flagged)', undefined]);
+    const byRule = await store.getOutputs(
+      (await store.listRunItems(first.run.id, 'approve')).flatMap((item) =>
+        item.status === 'done' ? [item.fingerprint] : [],
+      ),
+    );
+    expect([...byRule.values()].map((output) => [output.item, (output.output as { by: string }).by])).toEqual(
+      expect.arrayContaining([
+        ['c1', 'rule'],
+        ['c2', 'rule'],
+        ['c4', 'rule'],
+      ]),
+    );
+    await approve(ruled('Hello', sent), first.run.id, store, { keys: ['c3'], by: 'ana' });
+    expect((await resumeRun(ruled('Hello', sent), first.run.id, options())).run.state).toBe('succeeded');
+
+    // The wording changes c1's letter, and so its polished text: this run changed it, so a person
+    // sees it, beside the version before, with the chain back to the change.
+    const changed = await resumeRun(ruled('Dear', sent), first.run.id, options());
+    expect(changed.run.state).toBe('waiting');
+    const [again, ...rest] = await pendingReviews(ruled('Dear', sent), first.run.id, store);
+    expect(rest).toEqual([]);
+    expect(again?.key).toBe('c1');
+    expect(again?.change).toEqual({ earlier: 'Hello c1', because: 'polish c1 ← letter c1: version Hello → Dear' });
+    expect(again?.previous?.by).toBe('rule');
+  });
+
+  it('plans a fixed review sitting once when anything waits, apart from the work', async () => {
+    const sent: string[] = [];
+    const sitting = (wording: string): WorkflowDefinition => {
+      const definition = ruled(wording, sent);
+      return {
+        ...definition,
+        steps: definition.steps.map((step) =>
+          step.kind === 'review' ? { ...step, estimate: { secondsPerItem: 0, fixedSeconds: 7200 } } : step,
+        ),
+      };
+    };
+    const fresh = await planResume(sitting('Hello'), { store });
+    expect([fresh.total.reviewHours, fresh.full.total.reviewHours]).toEqual([2, 2]);
+    const first = await startRun(sitting('Hello'), options());
+    await approve(sitting('Hello'), first.run.id, store, { keys: 'all', by: 'ana' });
+    await resumeRun(sitting('Hello'), first.run.id, options());
+    const nothing = await planResume(sitting('Hello'), { store, run: first.run.id });
+    expect(nothing.total.reviewHours).toBe(0);
+    expect(nothing.steps.find((step) => step.step === 'approve')?.cost.hours).toBe(0);
+  });
 });
+
+/**
+ * Letters polished, then reviewed by a rule: a person sees a letter that is flagged (c3's), or one
+ * this run changed; the rule approves the rest.
+ */
+function ruled(wording: string, sent: string[]): WorkflowDefinition {
+  return {
+    name: 'ruled-mailing',
+    source: () => CUSTOMERS,
+    steps: [
+      {
+        kind: 'code',
+        name: 'letter',
+        version: wording,
+        items: 'source',
+        run: ({ key }) => (key === 'c1' ? `${wording} c1` : `Hello ${key}`),
+      },
+      {
+        kind: 'code',
+        name: 'polish',
+        version: '1',
+        items: 'source',
+        reads: [{ step: 'letter', items: 'same' }],
+        run: ({ key, inputs }) => `${String(inputs.letter?.[key])}${key === 'c3' ? ' (flagged)' : ''}`,
+      },
+      {
+        kind: 'review',
+        name: 'approve',
+        version: '1',
+        items: 'source',
+        reads: [{ step: 'polish', items: 'same' }],
+        show: ({ key, inputs }) => inputs.polish?.[key] ?? null,
+        needsPerson: ({ key, inputs }, { earlier }) =>
+          earlier !== undefined || String(inputs.polish?.[key]).endsWith('(flagged)'),
+      },
+      {
+        kind: 'effect',
+        name: 'send',
+        version: '1',
+        items: 'source',
+        reads: [{ step: 'approve', items: 'same' }],
+        key: ({ key }) => `letter:${key}`,
+        perform: async (_input, key) => {
+          sent.push(key);
+          return { sent: key };
+        },
+      },
+    ],
+  };
+}

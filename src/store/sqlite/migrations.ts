@@ -179,6 +179,10 @@ export const MIGRATIONS: readonly string[] = [
     PRIMARY KEY (run, step, at)
   ) STRICT, WITHOUT ROWID;
   `,
+  // A done run item remembers the output it had before this run changed it (reviews show the diff).
+  `
+  ALTER TABLE run_items ADD COLUMN replaced TEXT CHECK (replaced IS NULL OR status = 'done');
+  `,
 ];
 
 /** The schema version this build writes: the number of migrations. */

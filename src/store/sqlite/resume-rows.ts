@@ -41,6 +41,7 @@ export const RUN_ITEM_COLUMNS = {
   fingerprint: 'fingerprint',
   digest: 'digest',
   cached: 'cached',
+  replaced: 'replaced',
   error: 'error',
   tries: 'tries',
   updatedAt: 'updated_at',
@@ -144,6 +145,7 @@ const RunItemRow = z.discriminatedUnion('status', [
     fingerprint: text,
     digest: text,
     cached: z.union([z.literal(0), z.literal(1)]).transform((flag) => flag === 1),
+    replaced: optionalText,
     error: z.null(),
     tries: z.int(),
     updatedAt: text,
@@ -156,6 +158,7 @@ const RunItemRow = z.discriminatedUnion('status', [
     fingerprint: text,
     digest: z.null(),
     cached: z.null(),
+    replaced: z.null(),
     error: text,
     tries: z.int(),
     updatedAt: text,
@@ -166,7 +169,18 @@ export function runItemFromRow(raw: unknown): RunItem {
   const row = RunItemRow.parse(raw);
   const { run, step, item, fingerprint, tries, updatedAt } = row;
   return row.status === 'done'
-    ? { run, step, item, status: 'done', fingerprint, digest: row.digest, cached: row.cached, tries, updatedAt }
+    ? {
+        run,
+        step,
+        item,
+        status: 'done',
+        fingerprint,
+        digest: row.digest,
+        cached: row.cached,
+        ...(row.replaced !== null && { replaced: row.replaced }),
+        tries,
+        updatedAt,
+      }
     : { run, step, item, status: 'failed', fingerprint, error: row.error, tries, updatedAt };
 }
 
@@ -181,6 +195,7 @@ export function runItemToRow(item: RunItem): Record<string, unknown> {
     fingerprint: item.fingerprint,
     digest: done ? item.digest : null,
     cached: done ? (item.cached ? 1 : 0) : null,
+    replaced: done ? (item.replaced ?? null) : null,
     error: done ? null : item.error,
     tries: item.tries,
     updatedAt: item.updatedAt,
