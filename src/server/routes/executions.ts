@@ -1,8 +1,9 @@
 /**
- * Execution routes, mounted at `/api/executions`: submit a task, the list, one execution with its
- * attempts, its context.json, follow-up messages and cancel. Ids reach these handlers already checked
- * by `requireExecutionId`; bodies are parsed with zod here. Writes go through the Registry, reads
- * straight to the store.
+ * Execution routes, mounted at `/api/executions`: submit a task, the list (with each execution's
+ * attempts on request), one execution with its attempts, its context.json, the files it changed,
+ * follow-up messages and cancel. Ids reach these handlers already checked by `requireExecutionId`;
+ * bodies and queries are parsed with zod here. Writes go through the Registry, reads straight to the
+ * store (and, for the changes, to the worktree through src/workspace).
  */
 import { readFile } from 'node:fs/promises';
 import { isAbsolute } from 'node:path';
@@ -15,12 +16,17 @@ import { resolveTask, type Task, TaskFile } from '../../core/task.js';
 import { describeIssue } from '../../core/task-file.js';
 import { ExecutionContext } from '../../execution/context-schema.js';
 import type { Registry } from '../../service/registry.js';
-import type { ExecutionRecord, Store } from '../../store/store.js';
+import type { AttemptRecord, ExecutionRecord, Store } from '../../store/store.js';
+import { readChanges } from '../../workspace/changes.js';
 
 const ENDED: readonly ExecutionState[] = STATES.filter((state) => FINAL_STATES.has(state));
 const LIVE: readonly ExecutionState[] = STATES.filter((state) => !FINAL_STATES.has(state));
 
-const ListQuery = z.object({ state: z.enum(['live', 'ended']).optional() });
+const ListQuery = z.object({
+  state: z.enum(['live', 'ended']).optional(),
+  /** `attempts`: the answer also maps each listed execution's id to its attempts. */
+  include: z.enum(['attempts']).optional(),
+});
 
 /** `POST /`: a task file's content as JSON, its paths absolute (the CLI resolves them). */
 const SubmitBody = z.strictObject({ task: z.unknown() });
@@ -38,7 +44,10 @@ export interface ExecutionRoutesOptions {
   readonly registry: Registry;
 }
 
-/** Returns the sub-app serving `POST /`, `GET /`, `GET /:id`, `GET /:id/context`, `POST /:id/messages`, `POST /:id/cancel`. */
+/**
+ * Returns the sub-app serving `POST /`, `GET /`, `GET /:id`, `GET /:id/context`, `GET /:id/changes`,
+ * `POST /:id/messages`, `POST /:id/cancel`.
+ */
 export function executionRoutes({ home, store, registry }: ExecutionRoutesOptions): Hono {
   const routes = new Hono();
 
@@ -65,11 +74,12 @@ export function executionRoutes({ home, store, registry }: ExecutionRoutesOption
   routes.get('/', async (c) => {
     const query = ListQuery.safeParse(c.req.query());
     if (!query.success) throw new UsageError(`bad query: ${z.prettifyError(query.error).replace(/\n/g, ' ')}`);
-    const { state } = query.data;
+    const { state, include } = query.data;
     const executions = await store.listExecutions(
       state === undefined ? {} : { states: state === 'live' ? LIVE : ENDED },
     );
-    return c.json({ executions });
+    if (include === undefined) return c.json({ executions });
+    return c.json({ executions, attempts: await attemptsOf(store, executions) });
   });
 
   routes.get('/:id', async (c) => {
@@ -93,6 +103,11 @@ export function executionRoutes({ home, store, registry }: ExecutionRoutesOption
     return c.json(ExecutionContext.parse(JSON.parse(text)));
   });
 
+  routes.get('/:id/changes', async (c) => {
+    const execution = await getExecution(store, c.req.param('id'));
+    return c.json(await readChanges({ worktree: execution.worktree, baseSha: execution.baseSha }));
+  });
+
   return routes;
 }
 
@@ -101,6 +116,18 @@ async function getExecution(store: Store, id: string): Promise<ExecutionRecord> 
   const execution = await store.getExecution(id);
   if (execution === undefined) throw new NotFoundError(`no execution ${id}`);
   return execution;
+}
+
+/**
+ * Each execution's attempts, ordered by number, by execution id. One `listAttempts` per execution
+ * (the Store port has no query for many executions' attempts): 1 + N store queries for N executions.
+ */
+async function attemptsOf(
+  store: Store,
+  executions: readonly ExecutionRecord[],
+): Promise<Record<string, AttemptRecord[]>> {
+  const lists = await Promise.all(executions.map((execution) => store.listAttempts(execution.id)));
+  return Object.fromEntries(executions.map((execution, at) => [execution.id, lists[at] ?? []]));
 }
 
 /** The request's JSON body; a body that is not JSON is a UsageError. */
