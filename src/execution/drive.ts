@@ -30,6 +30,7 @@ import { AttemptObserver } from './attempt-observer.js';
 import type { AttemptContext, ExecutionContext } from './context-schema.js';
 import type { ExecutionControl } from './control.js';
 import { buildHandoffPrompt, type HandledMessage } from './handoff.js';
+import { LiveUsage } from './live-usage.js';
 import type { AttemptRef, Recorder } from './recorder.js';
 import { type AttemptResult, runAttempt } from './run-attempt.js';
 import { decideAfterAttempt } from './switch-policy.js';
@@ -120,6 +121,8 @@ export async function drive(input: DriveInput, options: DriveOptions): Promise<D
   /** Turns this drive delivered: one seen again was not finished by an attempt that switched. */
   const delivered = new Set<string>();
   let resumeSession = input.resumeSession;
+  /** The running attempt's usage writer; stopped at the attempt's end, or here if the drive throws first. */
+  let liveUsage: LiveUsage | undefined;
   try {
     for (;;) {
       let turn = turns.next();
@@ -175,6 +178,7 @@ export async function drive(input: DriveInput, options: DriveOptions): Promise<D
 
       const observer = new AttemptObserver(task.name, worktree);
       observer.sessionId = continued?.sessionId;
+      liveUsage = new LiveUsage(store, { execution: id, number }, () => observer.usage);
       const homeDir = continued === undefined ? undefined : join(home.attemptDir(id, continued.attempt), 'home');
       const attemptStarted = new Date().toISOString();
       let attemptEnd: AttemptEnd | undefined;
@@ -277,6 +281,7 @@ export async function drive(input: DriveInput, options: DriveOptions): Promise<D
         },
         ref,
       );
+      await liveUsage.stop();
       await store.updateAttempt(id, number, {
         endedAt: result.endedAt,
         outcome,
@@ -326,6 +331,7 @@ export async function drive(input: DriveInput, options: DriveOptions): Promise<D
       progress.chainIndex = decision.nextIndex;
     }
   } finally {
+    await liveUsage?.stop();
     if (end.state !== 'suspended') {
       const { state } = end;
       writeJsonAtomic(contextFile, context());
