@@ -13,6 +13,7 @@ import { admissionRoutes } from './routes/admission.js';
 import { executionRoutes } from './routes/executions.js';
 import { harnessRoutes } from './routes/harnesses.js';
 import { limitBody, requireExecutionId, requireLocalHost, requireLocalOrigin, requireToken } from './security.js';
+import { uiRoutes } from './ui/routes.js';
 
 export interface AppOptions {
   readonly home: HomePaths;
@@ -37,7 +38,7 @@ export interface AppOptions {
   readonly mount?: (app: Hono) => void;
 }
 
-/** Builds the app: guards, then the API routes, then whatever `mount` adds. */
+/** Builds the app: guards, then the API routes, then whatever `mount` adds, then the Workbench (src/server/ui). */
 export function createApp(options: AppOptions): Hono {
   const { home, store, token, port, host } = options;
   const listen = { port, ...(host !== undefined && { host }) };
@@ -56,5 +57,6 @@ export function createApp(options: AppOptions): Hono {
   app.route('/api', admissionRoutes({ admission: options.admission, stop: options.stop }));
   app.route('/api/harnesses', harnessRoutes(options.searchPath ?? process.env.PATH ?? ''));
   options.mount?.(app);
+  app.route('/', uiRoutes());
   return app;
 }

@@ -1,0 +1,133 @@
+/**
+ * The Workbench's three pages as server-rendered frames: the Executions screen (live executions),
+ * the History screen (ended ones, with filters) and an execution's detail with its four tabs. Each
+ * frame carries the structure, labels and ARIA roles; its module fills the regions marked with ids
+ * (`rows`, `timeline`, …) from the API and keeps them live. The execution id reaches the detail
+ * module through `data-execution`, already checked by the route.
+ */
+import { Layout } from './layout.js';
+
+export function ExecutionsPage() {
+  return (
+    <Layout title="Executions" screen="executions" module="executions.js">
+      <h1>Executions</h1>
+      <p class="muted" id="summary" aria-live="polite" />
+      <table class="rows" aria-label="Running, queued and waiting executions">
+        <thead>
+          <tr>
+            <th scope="col">Task</th>
+            <th scope="col">State</th>
+            <th scope="col">Harness</th>
+            <th scope="col">Elapsed / timeout</th>
+            <th scope="col">Tokens</th>
+            <th scope="col">Cost</th>
+          </tr>
+        </thead>
+        <tbody id="rows" />
+      </table>
+    </Layout>
+  );
+}
+
+export function HistoryPage() {
+  return (
+    <Layout title="History" screen="history" module="history.js">
+      <h1>History</h1>
+      <search class="filters">
+        <label>
+          Outcome{' '}
+          <select id="filter-outcome">
+            <option value="">any</option>
+            <option value="succeeded">succeeded</option>
+            <option value="failed">failed</option>
+            <option value="canceled">canceled</option>
+            <option value="timed_out">timed out</option>
+          </select>
+        </label>
+        <label>
+          Harness{' '}
+          <select id="filter-harness">
+            <option value="">any</option>
+          </select>
+        </label>
+        <label>
+          Text <input type="search" id="filter-text" placeholder="task, branch, message" aria-keyshortcuts="/" />
+        </label>
+      </search>
+      <p class="muted" id="summary" aria-live="polite" />
+      <table class="rows" aria-label="Ended executions, newest first">
+        <thead>
+          <tr>
+            <th scope="col">Task</th>
+            <th scope="col">Outcome</th>
+            <th scope="col">Harnesses</th>
+            <th scope="col">Switches</th>
+            <th scope="col">Duration</th>
+            <th scope="col">Cost</th>
+            <th scope="col">Ended</th>
+          </tr>
+        </thead>
+        <tbody id="rows" />
+      </table>
+    </Layout>
+  );
+}
+
+/** The tabs of an execution's detail, in their `1`–`4` order. */
+export const DETAIL_TABS = [
+  { id: 'summary', label: 'Summary' },
+  { id: 'events', label: 'Events' },
+  { id: 'transcript', label: 'Transcript' },
+  { id: 'changes', label: 'Changes' },
+] as const;
+
+export function DetailPage({ execution }: { readonly execution: string }) {
+  return (
+    <Layout title={`Execution ${execution}`} screen="detail" module="detail.js">
+      <div id="detail" data-execution={execution}>
+        <h1 id="detail-title">Execution {execution}</h1>
+        <p class="muted" id="detail-status" aria-live="polite" />
+        <div role="tablist" aria-label="Execution views">
+          {DETAIL_TABS.map((tab, index) => (
+            <button
+              type="button"
+              role="tab"
+              id={`tab-${tab.id}`}
+              aria-controls={`panel-${tab.id}`}
+              aria-selected={index === 0 ? 'true' : 'false'}
+              tabindex={index === 0 ? 0 : -1}
+              aria-keyshortcuts={String(index + 1)}
+            >
+              {tab.label}
+            </button>
+          ))}
+        </div>
+        <section role="tabpanel" id="panel-summary" aria-labelledby="tab-summary" tabindex={0}>
+          <div id="summary-body" />
+        </section>
+        <section role="tabpanel" id="panel-events" aria-labelledby="tab-events" hidden>
+          <div class="filters">
+            <label>
+              Filter <input type="search" id="events-filter" placeholder="type, harness, text" aria-keyshortcuts="/" />
+            </label>
+          </div>
+          <div class="timeline" id="timeline" role="listbox" aria-label="Events, in order" tabindex={0} />
+        </section>
+        <section role="tabpanel" id="panel-transcript" aria-labelledby="tab-transcript" hidden>
+          <div class="transcript" id="transcript" aria-live="polite" />
+          <form class="send" id="send-form">
+            <label for="send-text" class="muted">
+              Follow-up
+            </label>
+            <textarea id="send-text" name="text" placeholder="Send a follow-up into the open session" required />
+            <button type="submit">Send</button>
+          </form>
+          <p id="send-status" class="muted" role="status" />
+        </section>
+        <section role="tabpanel" id="panel-changes" aria-labelledby="tab-changes" hidden tabindex={0}>
+          <div id="changes-body" />
+        </section>
+      </div>
+    </Layout>
+  );
+}

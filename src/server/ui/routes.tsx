@@ -1,0 +1,75 @@
+/**
+ * The Workbench's routes: its pages (`/`, `/history`, `/executions/:id`), its stylesheet and its
+ * browser modules (`/ui/…`, compiled from src/web/ into dist/web/ by `npm run build`). None of them
+ * carries execution data, so they are served without the API token (ARCHITECTURE.md: static assets
+ * need none) — but behind the app's Host and Origin guards, with a Content-Security-Policy that lets
+ * a page load only this origin's scripts and styles and talk only to this origin.
+ */
+import { readFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { Hono, type MiddlewareHandler } from 'hono';
+import { NotFoundError } from '../../core/errors.js';
+import { isExecutionId } from '../../core/ids.js';
+import { DetailPage, ExecutionsPage, HistoryPage } from './pages.js';
+import { STYLE } from './style.js';
+
+/** dist/web/: the same three levels up from src/server/ui/ and from dist/server/ui/. */
+export const WEB_ASSETS_DIR = fileURLToPath(new URL('../../../dist/web/', import.meta.url));
+
+/** A module path under `/ui/`: lower-case words and folders, `.js` or its `.js.map`; nothing else is served. */
+const ASSET = /^(?:[a-z0-9-]+\/)*[a-z0-9-]+\.js(?:\.map)?$/;
+
+const SECURITY_HEADERS = {
+  'Content-Security-Policy':
+    "default-src 'none'; script-src 'self'; style-src 'self'; connect-src 'self'; img-src 'self'; form-action 'self'; base-uri 'none'; frame-ancestors 'none'",
+  'X-Content-Type-Options': 'nosniff',
+  'Referrer-Policy': 'no-referrer',
+} as const;
+
+const withSecurityHeaders: MiddlewareHandler = async (c, next) => {
+  await next();
+  for (const [name, value] of Object.entries(SECURITY_HEADERS)) c.res.headers.set(name, value);
+};
+
+export interface UiRoutesOptions {
+  /** Where the compiled browser modules are (default: dist/web/ of this package). */
+  readonly assetsDir?: string;
+}
+
+/** Returns the sub-app; mount it at the root behind the app's guards. */
+export function uiRoutes(options: UiRoutesOptions = {}): Hono {
+  const assetsDir = options.assetsDir ?? WEB_ASSETS_DIR;
+  const app = new Hono();
+  for (const path of ['/', '/history', '/executions/*', '/ui/*']) app.use(path, withSecurityHeaders);
+
+  app.get('/', (c) => c.html(page(<ExecutionsPage />)));
+  app.get('/history', (c) => c.html(page(<HistoryPage />)));
+  app.get('/executions/:id', (c) => {
+    const id = c.req.param('id');
+    if (!isExecutionId(id)) throw new NotFoundError(`no execution ${JSON.stringify(id.slice(0, 64))}`);
+    return c.html(page(<DetailPage execution={id} />));
+  });
+  app.get('/ui/style.css', (c) =>
+    c.body(STYLE, 200, { 'Content-Type': 'text/css; charset=utf-8', 'Cache-Control': 'no-cache' }),
+  );
+  app.get('/ui/*', async (c) => {
+    const asset = c.req.path.slice('/ui/'.length);
+    if (!ASSET.test(asset)) throw new NotFoundError(`no Workbench file ${JSON.stringify(asset.slice(0, 64))}`);
+    let body: string;
+    try {
+      body = await readFile(join(assetsDir, asset), 'utf8');
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
+      throw new NotFoundError(`no Workbench file ${asset} (run \`npm run build\`)`);
+    }
+    const type = asset.endsWith('.map') ? 'application/json' : 'text/javascript; charset=utf-8';
+    return c.body(body, 200, { 'Content-Type': type, 'Cache-Control': 'no-cache' });
+  });
+  return app;
+}
+
+/** A page's HTML with its doctype. */
+function page(element: { toString(): string | Promise<string> }): Promise<string> {
+  return Promise.resolve(element.toString()).then((html) => `<!doctype html>${html}`);
+}

@@ -1,0 +1,80 @@
+/**
+ * The Workbench's one stylesheet, served at `/ui/style.css`. Plain CSS: system fonts, a readable
+ * measure, tables that fold into stacked rows under 640 px (a phone is 375 px wide), and a visible
+ * focus ring on everything the keyboard reaches. Colours come from custom properties so a dark
+ * scheme is one media query.
+ */
+export const STYLE = `
+:root {
+  --fg: #1b1f24; --muted: #59636e; --bg: #ffffff; --panel: #f6f8fa; --line: #d1d9e0;
+  --accent: #0969da; --bad: #cf222e; --good: #1a7f37; --warn: #9a6700; --switch: #8250df;
+  font-family: system-ui, -apple-system, "Segoe UI", Roboto, sans-serif; color: var(--fg); background: var(--bg);
+}
+@media (prefers-color-scheme: dark) {
+  :root { --fg: #e6edf3; --muted: #9198a1; --bg: #0d1117; --panel: #151b23; --line: #3d444d; --accent: #4493f8;
+    --bad: #f85149; --good: #3fb950; --warn: #d29922; --switch: #ab7df8; }
+}
+* { box-sizing: border-box; }
+body { margin: 0; line-height: 1.45; }
+a { color: var(--accent); }
+:focus-visible { outline: 3px solid var(--accent); outline-offset: 2px; }
+header.top { display: flex; gap: 1rem; align-items: center; flex-wrap: wrap; padding: .6rem 1rem; border-bottom: 1px solid var(--line); background: var(--panel); }
+header.top .brand { font-weight: 700; margin-right: auto; }
+header.top nav a { margin-right: .8rem; text-decoration: none; }
+header.top nav a[aria-current="page"] { font-weight: 700; text-decoration: underline; }
+main { padding: 1rem; max-width: 1200px; margin: 0 auto; }
+h1 { font-size: 1.3rem; margin: .2rem 0 1rem; }
+.muted { color: var(--muted); }
+.filters { display: flex; gap: .5rem; flex-wrap: wrap; margin-bottom: .8rem; }
+.filters input, .filters select, textarea, input[type=password] { font: inherit; padding: .35rem .5rem; border: 1px solid var(--line); border-radius: 6px; background: var(--bg); color: var(--fg); }
+button { font: inherit; padding: .35rem .8rem; border: 1px solid var(--line); border-radius: 6px; background: var(--panel); color: var(--fg); cursor: pointer; }
+table.rows { width: 100%; border-collapse: collapse; }
+table.rows th, table.rows td { text-align: left; padding: .45rem .5rem; border-bottom: 1px solid var(--line); vertical-align: top; }
+table.rows tbody tr[aria-selected="true"] { background: var(--panel); outline: 2px solid var(--accent); outline-offset: -2px; }
+table.rows tbody tr { cursor: pointer; }
+.state { font-weight: 600; }
+.state-running, .state-succeeded { color: var(--good); }
+.state-failed, .state-timed_out { color: var(--bad); }
+.state-queued, .state-waiting, .state-canceled { color: var(--warn); }
+.empty { padding: 1rem; color: var(--muted); }
+[role="tablist"] { display: flex; gap: .25rem; border-bottom: 1px solid var(--line); margin-bottom: .8rem; overflow-x: auto; }
+[role="tab"] { white-space: nowrap; overflow-wrap: normal; border: 1px solid transparent; border-bottom: none; border-radius: 6px 6px 0 0; background: none; padding: .4rem .8rem; }
+[role="tab"][aria-selected="true"] { border-color: var(--line); background: var(--panel); font-weight: 700; }
+div.timeline { list-style: none; margin: 0; padding: 0; border: 1px solid var(--line); border-radius: 6px; max-height: 70vh; overflow-y: auto; }
+div.timeline [role="option"] { display: grid; grid-template-columns: 6.5rem 2.5rem 7.5rem 10rem 1fr; gap: .5rem; padding: .3rem .5rem; border-bottom: 1px solid var(--line); font-size: .92rem; }
+div.timeline [role="option"][aria-selected="true"] { background: var(--panel); outline: 2px solid var(--accent); outline-offset: -2px; }
+div.timeline [role="option"].switch { border-left: 4px solid var(--switch); }
+div.timeline [role="option"].switch .type { color: var(--switch); font-weight: 700; }
+div.timeline [role="option"] .detail { grid-column: 1 / -1; white-space: pre-wrap; font-family: ui-monospace, monospace; font-size: .85rem; background: var(--panel); padding: .4rem; border-radius: 4px; }
+.transcript .turn { margin: .6rem 0; padding: .5rem .7rem; border-radius: 8px; border: 1px solid var(--line); }
+.transcript .user { background: var(--panel); }
+.transcript .redelivered::before { content: "delivered again · "; color: var(--warn); font-weight: 600; }
+.transcript .handoff::before { content: "handed over · "; color: var(--switch); font-weight: 600; }
+.transcript details { margin: .3rem 0; font-family: ui-monospace, monospace; font-size: .85rem; }
+.transcript .switch-note { color: var(--switch); font-weight: 600; margin: .6rem 0; }
+form.send { display: flex; gap: .5rem; margin-top: .8rem; }
+form.send textarea { flex: 1; min-height: 3rem; }
+pre.diff { overflow-x: auto; font-size: .85rem; background: var(--panel); padding: .6rem; border-radius: 6px; }
+pre.diff .add { color: var(--good); } pre.diff .del { color: var(--bad); }
+dl.facts { display: grid; grid-template-columns: max-content minmax(0, 1fr); gap: .25rem 1rem; }
+dl.facts dd { margin: 0; overflow-wrap: anywhere; }
+main { overflow-wrap: anywhere; }
+.transcript pre, div.timeline .detail { white-space: pre-wrap; overflow-wrap: anywhere; }
+dl.facts dt { color: var(--muted); }
+dialog { border: 1px solid var(--line); border-radius: 8px; max-width: min(36rem, 94vw); color: var(--fg); background: var(--bg); }
+dialog table td { padding: .2rem .6rem; }
+kbd { font-family: ui-monospace, monospace; border: 1px solid var(--line); border-bottom-width: 2px; border-radius: 4px; padding: 0 .3rem; }
+.error { color: var(--bad); }
+@media (max-width: 640px) {
+  main { padding: .6rem; }
+  dl.facts { grid-template-columns: minmax(0, 1fr); }
+  [role="tab"] { padding: .4rem .45rem; }
+  dl.facts dt { margin-top: .3rem; }
+  table.rows thead { display: none; }
+  table.rows tr { display: block; border-bottom: 1px solid var(--line); padding: .3rem 0; }
+  table.rows td { display: flex; justify-content: space-between; border: none; padding: .15rem .3rem; }
+  table.rows td::before { content: attr(data-label); color: var(--muted); margin-right: 1rem; }
+  div.timeline [role="option"] { display: flex; flex-wrap: wrap; gap: .2rem .6rem; }
+  div.timeline [role="option"] .summary { flex-basis: 100%; }
+}
+`;

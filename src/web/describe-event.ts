@@ -1,0 +1,60 @@
+/**
+ * One line about an event record, for the Events timeline: what happened, with the harnesses it
+ * names — `switch 1/2: claude-code → codex (quota_exhausted)`. DOM-free, so it is unit-tested in
+ * Node; the timeline (dom/timeline.ts) shows it beside the record's time, attempt and harness.
+ */
+import type { EventRecord } from './records.js';
+
+/** 160 characters: a timeline row stays one or two lines; Enter opens the whole record. */
+const MAX_CHARS = 160;
+
+export function describeEvent(record: EventRecord): string {
+  const d = record.data;
+  const text = (key: string): string | undefined => (typeof d[key] === 'string' ? (d[key] as string) : undefined);
+  const number = (key: string): number | undefined => (typeof d[key] === 'number' ? (d[key] as number) : undefined);
+  switch (record.type) {
+    case 'execution.started':
+      return clip(`${text('task') ?? 'task'} on ${text('branch') ?? '?'}; chain ${chainOf(d.chain)}`);
+    case 'attempt.started':
+      return `attempt ${record.attempt ?? '?'} on ${record.harness ?? '?'}${d.handoff === true ? ', with the handoff' : ''}${d.simulated === true ? ' (simulated)' : ''}`;
+    case 'quota.exhausted':
+      return `${record.harness ?? 'the harness'} is out of quota${text('resetsAt') ? `; resets at ${text('resetsAt')}` : ''}`;
+    case 'failover':
+      return `switch ${number('switchNumber') ?? '?'}/${number('maxSwitches') ?? '?'}: ${text('from') ?? '?'} → ${text('to') ?? '?'} (${text('reason') ?? '?'})`;
+    case 'attempt.ended':
+      return clip(
+        `attempt ${record.attempt ?? '?'} on ${record.harness ?? '?'} ended: ${text('outcome') ?? '?'}${text('message') ? ` — ${text('message')}` : ''}`,
+      );
+    case 'turn.started':
+      return clip(`turn ${text('delivery') ?? ''}: ${text('text') ?? ''}`);
+    case 'turn.redelivered':
+      return clip(`turn delivered again: ${text('reason') ?? ''}`);
+    case 'message.queued':
+      return clip(`message queued: ${text('text') ?? ''}`);
+    case 'message':
+      return clip(text('text') ?? '');
+    case 'tool.call':
+      return clip(
+        `${text('name') ?? 'tool'} ${text('shell') ?? (Array.isArray(d.files) ? d.files.join(', ') : '')}`.trim(),
+      );
+    case 'tool.result':
+      return `${d.ok === true ? 'ok' : 'failed'}${number('exitCode') !== undefined ? ` (exit ${number('exitCode')})` : ''}`;
+    case 'usage':
+      return `${number('inputTokens') ?? 0} tokens in, ${number('outputTokens') ?? 0} out${number('costUsd') !== undefined ? `, $${(number('costUsd') as number).toFixed(4)}` : ''}`;
+    case 'execution.ended':
+      return clip(
+        `${text('state') ?? '?'} after ${number('attempts') ?? '?'} attempt(s)${text('message') ? ` — ${text('message')}` : ''}`,
+      );
+    default:
+      return clip(JSON.stringify(d));
+  }
+}
+
+function chainOf(chain: unknown): string {
+  return Array.isArray(chain) ? chain.join(' → ') : '?';
+}
+
+function clip(line: string): string {
+  const flat = line.replace(/\s+/g, ' ').trim();
+  return flat.length <= MAX_CHARS ? flat : `${flat.slice(0, MAX_CHARS - 1)}…`;
+}

@@ -1,0 +1,110 @@
+/**
+ * An execution's detail page (`/executions/:id`): its title and state, and four tabs — Summary,
+ * Events, Transcript, Changes. One event stream (event-stream.ts, resuming with Last-Event-ID) feeds
+ * both the timeline and the transcript, live while the execution runs; an attempt's start or end, a
+ * switch or the end reloads the summary. The Transcript's box sends a follow-up into the open
+ * session (`POST /api/executions/:id/messages`) and says when the harness has it.
+ */
+import { openEventStream } from '../event-stream.js';
+import { EVENTS_KEYS, GLOBAL_KEYS } from '../keys/keymap.js';
+import type { AttemptRecord, EventRecord, ExecutionRecord } from '../records.js';
+import { renderChanges } from './changes.js';
+import { byId } from './el.js';
+import { installKeys } from './keyboard.js';
+import { connect } from './session.js';
+import { renderSummary } from './summary.js';
+import { Tabs } from './tabs.js';
+import { Timeline } from './timeline.js';
+import { Transcript } from './transcript.js';
+
+/** Records after which the summary (state, chain, context) is fetched again. */
+const CHANGES_SUMMARY = new Set(['attempt.started', 'attempt.ended', 'failover', 'execution.ended', 'context.written']);
+
+const execution = byId('detail').dataset.execution ?? '';
+const { api, token } = await connect();
+const timeline = new Timeline(byId('timeline'));
+const transcript = new Transcript(byId('transcript'));
+
+async function refreshSummary(): Promise<void> {
+  const { execution: record, attempts } = (await api.get(`/api/executions/${execution}`)) as {
+    execution: ExecutionRecord;
+    attempts: readonly AttemptRecord[];
+  };
+  byId('detail-title').textContent = record.taskName;
+  byId('detail-status').textContent =
+    `${record.state}${record.currentHarness ? ` on ${record.currentHarness}` : ''} · attempt ${record.attemptCount} · ${execution}`;
+  await renderSummary(byId('summary-body'), api, record, attempts);
+}
+
+const tabs = new Tabs(byId('detail').querySelector('[role="tablist"]') as HTMLElement, (id) => {
+  if (id === 'changes') void renderChanges(byId('changes-body'), api, execution);
+  if (id === 'events') byId('timeline').focus();
+});
+const filter = byId<HTMLInputElement>('events-filter');
+filter.addEventListener('input', () => timeline.filter(filter.value));
+
+installKeys(
+  () =>
+    tabs.current === 'events'
+      ? [
+          { title: 'Events', keymap: EVENTS_KEYS },
+          { title: 'Everywhere', keymap: GLOBAL_KEYS },
+        ]
+      : [{ title: 'Everywhere', keymap: GLOBAL_KEYS }],
+  {
+    'tab:summary': () => tabs.select('summary', true),
+    'tab:events': () => tabs.select('events', true),
+    'tab:transcript': () => tabs.select('transcript', true),
+    'tab:changes': () => tabs.select('changes', true),
+    'event:next': () => timeline.step(1),
+    'event:previous': () => timeline.step(-1),
+    'event:first': () => timeline.first(),
+    'event:last': () => timeline.last(),
+    'event:next-switch': () => timeline.nextSwitch(1),
+    'event:previous-switch': () => timeline.nextSwitch(-1),
+    'event:open': () => timeline.open(),
+    'filter:focus': () => (tabs.current === 'events' ? filter : byId('send-text')).focus(),
+    back: () => location.assign(document.referrer.includes('/history') ? '/history' : '/'),
+  },
+);
+
+const sendForm = byId<HTMLFormElement>('send-form');
+const sendText = byId<HTMLTextAreaElement>('send-text');
+const sendStatus = byId('send-status');
+let awaitedTurn: string | undefined;
+sendForm.addEventListener('submit', async (event) => {
+  event.preventDefault();
+  const text = sendText.value.trim();
+  if (text === '') return;
+  try {
+    const answer = (await api.post(`/api/executions/${execution}/messages`, { text })) as {
+      turn: { id: string; queued: number };
+    };
+    awaitedTurn = answer.turn.id;
+    sendText.value = '';
+    sendStatus.textContent = `Queued (turn ${answer.turn.id}); waiting for the harness to take it…`;
+  } catch (error) {
+    sendStatus.textContent = `Not sent: ${(error as Error).message}`;
+  }
+});
+
+openEventStream({
+  url: `${location.origin}/api/executions/${execution}/events`,
+  token,
+  onRecord: (record, id) => {
+    const event = record as unknown as EventRecord;
+    timeline.add(event, id);
+    transcript.add(event);
+    if (awaitedTurn !== undefined && transcript.delivered(awaitedTurn)) {
+      sendStatus.textContent = `Delivered to ${event.harness ?? 'the harness'} (turn ${awaitedTurn}).`;
+      awaitedTurn = undefined;
+    }
+    if (CHANGES_SUMMARY.has(event.type)) void refreshSummary();
+  },
+  onError: (error) => {
+    byId('detail-status').textContent = `Event stream: ${error instanceof Error ? error.message : String(error)}`;
+  },
+});
+
+tabs.select(location.hash.slice(1) || 'summary');
+await refreshSummary();

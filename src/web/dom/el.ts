@@ -1,0 +1,56 @@
+/**
+ * Building DOM without innerHTML: `el('td', { class: 'state' }, text)` — attributes set as
+ * attributes, children as nodes, strings as text nodes — so nothing from the API is ever parsed as
+ * HTML. Plus the small formatters every screen shares.
+ */
+export type Child = Node | string | null | undefined | false;
+
+export function el<K extends keyof HTMLElementTagNameMap>(
+  tag: K,
+  attributes: Readonly<Record<string, string | undefined>> = {},
+  ...children: readonly Child[]
+): HTMLElementTagNameMap[K] {
+  const element = document.createElement(tag);
+  for (const [name, value] of Object.entries(attributes)) if (value !== undefined) element.setAttribute(name, value);
+  for (const child of children) {
+    if (child === null || child === undefined || child === false) continue;
+    element.append(typeof child === 'string' ? document.createTextNode(child) : child);
+  }
+  return element;
+}
+
+/** The element with `id`; throws when the page lacks it (a page and its module out of step). */
+export function byId<T extends HTMLElement = HTMLElement>(id: string): T {
+  const found = document.getElementById(id);
+  if (found === null) throw new Error(`the page has no #${id}`);
+  return found as T;
+}
+
+/** `1 h 02 min`, `4 min 05 s`, `12 s`. */
+export function formatDuration(ms: number): string {
+  const seconds = Math.max(0, Math.round(ms / 1000));
+  const hours = Math.floor(seconds / 3600);
+  const minutes = Math.floor((seconds % 3600) / 60);
+  const rest = seconds % 60;
+  if (hours > 0) return `${hours} h ${String(minutes).padStart(2, '0')} min`;
+  if (minutes > 0) return `${minutes} min ${String(rest).padStart(2, '0')} s`;
+  return `${rest} s`;
+}
+
+/** `12.3k` tokens; `–` when unknown. */
+export function formatTokens(count: number | undefined): string {
+  if (count === undefined) return '–';
+  if (count >= 1_000_000) return `${(count / 1_000_000).toFixed(1)}M`;
+  if (count >= 1_000) return `${(count / 1_000).toFixed(1)}k`;
+  return String(count);
+}
+
+/** `$0.42`; `–` when unknown. */
+export function formatUsd(usd: number | undefined): string {
+  return usd === undefined ? '–' : `$${usd.toFixed(2)}`;
+}
+
+/** The local time of an ISO timestamp, `HH:MM:SS`. */
+export function formatTime(iso: string): string {
+  return new Date(iso).toLocaleTimeString([], { hour12: false });
+}

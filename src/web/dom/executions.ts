@@ -1,0 +1,80 @@
+/**
+ * The Executions screen (`/`): every queued, running or waiting execution — task, state, the harness
+ * it is on and its attempt, elapsed time against its timeout, tokens and cost so far — fetched every
+ * 2 s (`GET /api/executions?state=live&include=attempts`), the elapsed column ticking each second.
+ */
+import { GLOBAL_KEYS, LIST_KEYS } from '../keys/keymap.js';
+import { type ExecutionList, type ExecutionRecord, totals } from '../records.js';
+import { byId, el, formatDuration, formatTokens, formatUsd } from './el.js';
+import { installKeys } from './keyboard.js';
+import { RowList } from './row-list.js';
+import { connect, forgetToken } from './session.js';
+
+/** 2 s: live enough to see a switch happen, one small request per tab. */
+const POLL_MS = 2000;
+
+type Row = ExecutionRecord & { readonly attemptsList: ExecutionList['attempts'][string] };
+
+const { api } = await connect();
+const list = new RowList<Row>(byId('rows'), rowOf, (record) => `/executions/${record.id}`);
+installKeys(
+  () => [
+    { title: 'Executions', keymap: LIST_KEYS },
+    { title: 'Everywhere', keymap: GLOBAL_KEYS },
+  ],
+  {
+    'row:next': () => list.move(1),
+    'row:previous': () => list.move(-1),
+    'row:first': () => list.select(0),
+    'row:last': () => list.select(list.size - 1),
+    'row:open': () => list.open(),
+  },
+);
+
+let latest: readonly Row[] = [];
+async function refresh(): Promise<void> {
+  try {
+    const answer = (await api.get('/api/executions?state=live&include=attempts')) as ExecutionList;
+    latest = answer.executions.map((execution) => ({
+      ...execution,
+      attemptsList: answer.attempts[execution.id] ?? [],
+    }));
+    render();
+  } catch (error) {
+    byId('summary').textContent = `Cannot reach the service: ${(error as Error).message}`;
+    if ((error as { status?: number }).status === 401) {
+      forgetToken();
+      location.reload();
+    }
+  }
+}
+
+function render(): void {
+  list.render(latest, 'Nothing is running, queued or waiting. Submit a task with `harmflow submit`.');
+  byId('summary').textContent = `${latest.length} live execution(s)`;
+}
+
+function rowOf(execution: Row): HTMLTableRowElement {
+  const { tokens, usd } = totals(execution.attemptsList);
+  const started = execution.startedAt === undefined ? undefined : Date.parse(execution.startedAt);
+  const timeout = started === undefined ? undefined : Date.parse(execution.deadline) - started;
+  const elapsed = started === undefined ? 'not started' : formatDuration(Date.now() - started);
+  return el(
+    'tr',
+    {},
+    el('td', { 'data-label': 'Task' }, el('a', { href: `/executions/${execution.id}` }, execution.taskName)),
+    el('td', { 'data-label': 'State', class: `state state-${execution.state}` }, execution.state),
+    el('td', { 'data-label': 'Harness' }, `${execution.currentHarness ?? '–'} · attempt ${execution.attemptCount}`),
+    el(
+      'td',
+      { 'data-label': 'Elapsed / timeout' },
+      timeout === undefined ? elapsed : `${elapsed} / ${formatDuration(timeout)}`,
+    ),
+    el('td', { 'data-label': 'Tokens' }, formatTokens(tokens)),
+    el('td', { 'data-label': 'Cost' }, formatUsd(usd)),
+  );
+}
+
+await refresh();
+setInterval(refresh, POLL_MS);
+setInterval(render, 1000);

@@ -1,0 +1,90 @@
+/**
+ * The History screen (`/history`): ended executions, newest first — outcome, the harnesses it ran on
+ * in order, its switches, duration and cost — filtered by outcome, harness and text as you type.
+ * Fetched once, and again every 10 s to pick up executions that end meanwhile.
+ */
+import { GLOBAL_KEYS, LIST_KEYS } from '../keys/keymap.js';
+import { type AttemptRecord, type ExecutionList, type ExecutionRecord, totals } from '../records.js';
+import { byId, el, formatDuration, formatUsd } from './el.js';
+import { installKeys } from './keyboard.js';
+import { RowList } from './row-list.js';
+import { connect } from './session.js';
+
+const POLL_MS = 10_000;
+
+type Row = ExecutionRecord & { readonly attemptsList: readonly AttemptRecord[] };
+
+const outcome = byId<HTMLSelectElement>('filter-outcome');
+const harness = byId<HTMLSelectElement>('filter-harness');
+const text = byId<HTMLInputElement>('filter-text');
+
+const { api } = await connect();
+const list = new RowList<Row>(byId('rows'), rowOf, (record) => `/executions/${record.id}`);
+installKeys(
+  () => [
+    { title: 'History', keymap: LIST_KEYS },
+    { title: 'Everywhere', keymap: GLOBAL_KEYS },
+  ],
+  {
+    'row:next': () => list.move(1),
+    'row:previous': () => list.move(-1),
+    'row:first': () => list.select(0),
+    'row:last': () => list.select(list.size - 1),
+    'row:open': () => list.open(),
+    'filter:focus': () => text.focus(),
+  },
+);
+
+let all: readonly Row[] = [];
+async function refresh(): Promise<void> {
+  const answer = (await api.get('/api/executions?state=ended&include=attempts')) as ExecutionList;
+  all = answer.executions.map((execution) => ({ ...execution, attemptsList: answer.attempts[execution.id] ?? [] }));
+  const harnesses = [...new Set(all.flatMap((row) => row.attemptsList.map((attempt) => attempt.harness)))].sort();
+  const chosen = harness.value;
+  harness.replaceChildren(
+    el('option', { value: '' }, 'any'),
+    ...harnesses.map((name) => el('option', { value: name }, name)),
+  );
+  harness.value = harnesses.includes(chosen) ? chosen : '';
+  render();
+}
+
+function render(): void {
+  const needle = text.value.trim().toLowerCase();
+  const shown = all.filter(
+    (row) =>
+      (outcome.value === '' || row.state === outcome.value) &&
+      (harness.value === '' || row.attemptsList.some((attempt) => attempt.harness === harness.value)) &&
+      (needle === '' ||
+        [row.taskName, row.branch, row.message ?? '', row.id].some((field) => field.toLowerCase().includes(needle))),
+  );
+  list.render(shown, all.length === 0 ? 'No execution has ended yet.' : 'No ended execution matches the filters.');
+  byId('summary').textContent = `${shown.length} of ${all.length} ended execution(s)`;
+}
+
+function rowOf(row: Row): HTMLTableRowElement {
+  const chain = row.attemptsList.map((attempt) => attempt.harness);
+  const switches = row.attemptsList.filter(
+    (attempt, index) => index > 0 && attempt.harness !== chain[index - 1],
+  ).length;
+  const duration =
+    row.startedAt !== undefined && row.endedAt !== undefined
+      ? formatDuration(Date.parse(row.endedAt) - Date.parse(row.startedAt))
+      : '–';
+  return el(
+    'tr',
+    {},
+    el('td', { 'data-label': 'Task' }, el('a', { href: `/executions/${row.id}` }, row.taskName)),
+    el('td', { 'data-label': 'Outcome', class: `state state-${row.state}` }, row.state),
+    el('td', { 'data-label': 'Harnesses' }, chain.join(' → ') || '–'),
+    el('td', { 'data-label': 'Switches' }, String(switches)),
+    el('td', { 'data-label': 'Duration' }, duration),
+    el('td', { 'data-label': 'Cost' }, formatUsd(totals(row.attemptsList).usd)),
+    el('td', { 'data-label': 'Ended' }, row.endedAt === undefined ? '–' : new Date(row.endedAt).toLocaleString()),
+  );
+}
+
+for (const control of [outcome, harness]) control.addEventListener('change', render);
+text.addEventListener('input', render);
+await refresh();
+setInterval(() => void refresh(), POLL_MS);

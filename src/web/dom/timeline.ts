@@ -1,0 +1,123 @@
+/**
+ * The Events tab's timeline: the execution's records in order, as a listbox whose active option is
+ * the selected event (`aria-activedescendant`), each row its time, attempt, harness, type and a line
+ * about it; the switch story (quota, failover, attempt start and end) stands out. Records arrive
+ * live from the event stream (`add`); a filter hides rows without losing their place; `j`/`k`,
+ * `g`/`G`, `n`/`N` move the selection over the rows shown (keys/timeline.ts), `Enter` opens a row's
+ * whole record.
+ */
+import { describeEvent } from '../describe-event.js';
+import { first, isSwitchRelated, last, nextMatching, step } from '../keys/timeline.js';
+import type { EventRecord } from '../records.js';
+import { el, formatTime } from './el.js';
+
+export class Timeline {
+  readonly #list: HTMLElement;
+  readonly #rows: { readonly record: EventRecord; readonly row: HTMLDivElement }[] = [];
+  #filter = '';
+  #selected: HTMLDivElement | undefined;
+
+  constructor(list: HTMLElement) {
+    this.#list = list;
+    list.addEventListener('click', (event) => {
+      const row = (event.target as Element).closest('[role="option"]');
+      if (row instanceof HTMLDivElement) {
+        this.#select(row);
+        this.open();
+      }
+    });
+  }
+
+  add(record: EventRecord, id: number): void {
+    const row = el(
+      'div',
+      {
+        id: `event-${id}`,
+        role: 'option',
+        'aria-selected': 'false',
+        'data-type': record.type,
+        class: isSwitchRelated(record.type) ? 'switch' : undefined,
+      },
+      el('span', { class: 'time' }, formatTime(record.ts)),
+      el('span', { class: 'attempt' }, record.attempt === undefined ? '' : `#${record.attempt}`),
+      el('span', { class: 'harness-col' }, record.harness ?? ''),
+      el('span', { class: 'type' }, record.type),
+      el('span', { class: 'summary' }, describeEvent(record)),
+    );
+    row.hidden = !this.#matches(record, row);
+    this.#rows.push({ record, row });
+    this.#list.append(row);
+  }
+
+  /** Shows only the rows whose type, harness or line contains `text` (case-insensitive). */
+  filter(text: string): void {
+    this.#filter = text.trim().toLowerCase();
+    for (const { record, row } of this.#rows) row.hidden = !this.#matches(record, row);
+  }
+
+  step(delta: number): void {
+    const shown = this.#shown();
+    this.#selectAt(shown, step(shown.length, this.#index(shown), delta));
+  }
+
+  first(): void {
+    const shown = this.#shown();
+    this.#selectAt(shown, first(shown.length));
+  }
+
+  last(): void {
+    const shown = this.#shown();
+    this.#selectAt(shown, last(shown.length));
+  }
+
+  /** The next (1) or previous (-1) switch-related event among the rows shown; stays put when there is none. */
+  nextSwitch(direction: 1 | -1): void {
+    const shown = this.#shown();
+    const types = shown.map((entry) => entry.record.type);
+    this.#selectAt(shown, nextMatching(types, this.#index(shown), direction, isSwitchRelated));
+  }
+
+  /** Opens (or closes) the selected row's whole record. */
+  open(): void {
+    const row = this.#selected;
+    const entry = this.#rows.find((candidate) => candidate.row === row);
+    if (row === undefined || entry === undefined) return;
+    const open = row.querySelector('.detail');
+    if (open !== null) {
+      open.remove();
+      row.removeAttribute('aria-expanded');
+      return;
+    }
+    row.append(el('pre', { class: 'detail' }, JSON.stringify(entry.record, null, 2)));
+    row.setAttribute('aria-expanded', 'true');
+  }
+
+  #matches(record: EventRecord, row: HTMLDivElement): boolean {
+    return (
+      this.#filter === '' ||
+      (row.textContent ?? '').toLowerCase().includes(this.#filter) ||
+      record.type.includes(this.#filter)
+    );
+  }
+
+  #shown() {
+    return this.#rows.filter((entry) => !entry.row.hidden);
+  }
+
+  #index(shown: readonly { readonly row: HTMLDivElement }[]): number {
+    return shown.findIndex((entry) => entry.row === this.#selected);
+  }
+
+  #selectAt(shown: readonly { readonly row: HTMLDivElement }[], index: number): void {
+    const entry = shown[index];
+    if (entry !== undefined) this.#select(entry.row);
+  }
+
+  #select(row: HTMLDivElement): void {
+    this.#selected?.setAttribute('aria-selected', 'false');
+    row.setAttribute('aria-selected', 'true');
+    this.#selected = row;
+    this.#list.setAttribute('aria-activedescendant', row.id);
+    row.scrollIntoView({ block: 'nearest' });
+  }
+}

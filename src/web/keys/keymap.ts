@@ -1,0 +1,72 @@
+/**
+ * The Workbench's keyboard shortcuts, as data: one keymap per scope, each binding a list of
+ * `KeyboardEvent.key` values to an `Action` and the sentence the `?` overlay shows for it.
+ *
+ * Scopes: `GLOBAL_KEYS` hold on every page (the tab keys `1`–`4` only mean something on the
+ * execution detail page; pages without tabs ignore those actions), `LIST_KEYS` on the Executions and
+ * History tables, `EVENTS_KEYS` on the detail page's Events tab. Which scopes are active, and in what
+ * order, is the page's choice (see `dispatch.ts`); what an action does is the DOM glue's.
+ *
+ * Shift is part of `key` ('G' is Shift+g, '?' is Shift+/), so bindings name the character produced.
+ * This module is plain data for the browser: no Node, no DOM.
+ */
+
+/** Everything a key can ask the Workbench to do. */
+export type Action =
+  | 'help:toggle'
+  | 'back'
+  | 'filter:focus'
+  | 'tab:summary'
+  | 'tab:events'
+  | 'tab:transcript'
+  | 'tab:changes'
+  | 'row:next'
+  | 'row:previous'
+  | 'row:open'
+  | 'row:first'
+  | 'row:last'
+  | 'event:next'
+  | 'event:previous'
+  | 'event:open'
+  | 'event:first'
+  | 'event:last'
+  | 'event:next-switch'
+  | 'event:previous-switch';
+
+/** One shortcut: any of `keys` triggers `action`; `description` is its line in the help overlay. */
+export type Binding = {
+  readonly keys: readonly string[];
+  readonly action: Action;
+  readonly description: string;
+};
+
+/** The bindings of one scope. A key appears at most once in a keymap (held by a test, see `duplicateKeys`). */
+export type Keymap = readonly Binding[];
+
+export const GLOBAL_KEYS: Keymap = [
+  { keys: ['?'], action: 'help:toggle', description: 'Show or hide this help' },
+  { keys: ['Escape'], action: 'back', description: 'Close the overlay, leave the field, or go back' },
+  { keys: ['/'], action: 'filter:focus', description: 'Filter' },
+  { keys: ['1'], action: 'tab:summary', description: 'Summary tab' },
+  { keys: ['2'], action: 'tab:events', description: 'Events tab' },
+  { keys: ['3'], action: 'tab:transcript', description: 'Transcript tab' },
+  { keys: ['4'], action: 'tab:changes', description: 'Changes tab' },
+];
+
+export const LIST_KEYS: Keymap = [
+  { keys: ['j', 'ArrowDown'], action: 'row:next', description: 'Next row' },
+  { keys: ['k', 'ArrowUp'], action: 'row:previous', description: 'Previous row' },
+  { keys: ['Enter'], action: 'row:open', description: 'Open the selected row' },
+  { keys: ['g'], action: 'row:first', description: 'First row' },
+  { keys: ['G'], action: 'row:last', description: 'Last row' },
+];
+
+export const EVENTS_KEYS: Keymap = [
+  { keys: ['j', 'ArrowDown'], action: 'event:next', description: 'Next event' },
+  { keys: ['k', 'ArrowUp'], action: 'event:previous', description: 'Previous event' },
+  { keys: ['Enter'], action: 'event:open', description: 'Open the selected event' },
+  { keys: ['g'], action: 'event:first', description: 'First event' },
+  { keys: ['G'], action: 'event:last', description: 'Last event' },
+  { keys: ['n'], action: 'event:next-switch', description: 'Next switch event (quota, failover, attempt)' },
+  { keys: ['N'], action: 'event:previous-switch', description: 'Previous switch event' },
+];

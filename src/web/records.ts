@@ -1,0 +1,67 @@
+/**
+ * The API's records as the Workbench reads them: the fields of an execution, an attempt and an event
+ * record it shows (docs/api.md). The service validates everything it writes with zod; the browser
+ * is its own API's client and takes these shapes as given, reading optional fields as optional.
+ */
+export interface ExecutionRecord {
+  readonly id: string;
+  readonly taskName: string;
+  readonly repo: string;
+  readonly baseRef: string;
+  readonly baseSha: string;
+  readonly branch: string;
+  readonly worktree: string;
+  readonly state: string;
+  readonly createdAt: string;
+  readonly startedAt?: string;
+  readonly endedAt?: string;
+  readonly deadline: string;
+  readonly attemptCount: number;
+  readonly currentHarness?: string;
+  readonly message?: string;
+}
+
+export interface AttemptRecord {
+  readonly number: number;
+  readonly harness: string;
+  readonly model?: string;
+  readonly simulated: boolean;
+  readonly startedAt: string;
+  readonly endedAt?: string;
+  readonly outcome?: string;
+  readonly message?: string;
+  readonly resetsAt?: string;
+  readonly inputTokens?: number;
+  readonly outputTokens?: number;
+  readonly costUsd?: number;
+}
+
+/** `GET /api/executions?include=attempts`. */
+export interface ExecutionList {
+  readonly executions: readonly ExecutionRecord[];
+  readonly attempts: Readonly<Record<string, readonly AttemptRecord[]>>;
+}
+
+/** One line of `events.jsonl`. */
+export interface EventRecord {
+  readonly ts: string;
+  readonly execution: string;
+  readonly attempt?: number;
+  readonly harness?: string;
+  readonly source: string;
+  readonly type: string;
+  readonly data: Readonly<Record<string, unknown>>;
+}
+
+/** Tokens (in + out) and cost over attempts; undefined when no attempt reported any. */
+export function totals(attempts: readonly AttemptRecord[]): { tokens?: number; usd?: number } {
+  let tokens: number | undefined;
+  let usd: number | undefined;
+  for (const attempt of attempts) {
+    if (attempt.inputTokens !== undefined || attempt.outputTokens !== undefined) {
+      tokens = (tokens ?? 0) + (attempt.inputTokens ?? 0) + (attempt.outputTokens ?? 0);
+    }
+    if (attempt.costUsd !== undefined) usd = (usd ?? 0) + attempt.costUsd;
+  }
+  return { ...(tokens !== undefined && { tokens }), ...(usd !== undefined && { usd }) };
+}

@@ -1,0 +1,192 @@
+/**
+ * The Workbench in a real browser: `harmflow serve` as a child process runs a simulated execution
+ * whose chain is claude-code (out of quota after some work) then codex; Chromium opens the
+ * Executions screen, selects the running execution by keyboard, steps through its Events to the
+ * quota event and the switch and reads the harness names there, sends a follow-up from the
+ * Transcript and sees it delivered, checks the `?` overlay, finds the execution on History once it
+ * ended, and runs at 375 px. Screenshots of each screen go to a temporary folder, or to
+ * docs/screenshots/ with HARMFLOW_UPDATE_SCREENSHOTS=1 (how the committed ones were taken).
+ */
+import { mkdirSync, mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import type { Browser, Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { DAEMON_TOKEN, type Daemon, startDaemon } from '../e2e/daemon.js';
+import { type Bench, GIT_IDENTITY, makeBench, simulated } from '../execution/fixture.js';
+import { chromiumAvailable, launchChromium } from './chromium.js';
+
+const SHOTS =
+  process.env.HARMFLOW_UPDATE_SCREENSHOTS === '1'
+    ? fileURLToPath(new URL('../../docs/screenshots/', import.meta.url))
+    : mkdtempSync(join(tmpdir(), 'harmflow-screens-'));
+
+const available = chromiumAvailable();
+
+describe.skipIf(!available)('the Workbench in Chromium', () => {
+  let bench: Bench;
+  let daemon: Daemon;
+  let browser: Browser;
+  let execution: string;
+
+  beforeAll(async () => {
+    mkdirSync(SHOTS, { recursive: true });
+    bench = makeBench();
+    daemon = await startDaemon(bench.home.root, ['--max-running', '4', '--disk-floor-gib', '0'], {
+      ...process.env,
+      ...GIT_IDENTITY,
+      HARMFLOW_FORGE_DIR: bench.forgeDir,
+    });
+    const first = bench.scenario('first', {
+      pace: '150ms',
+      steps: [
+        { say: 'I will add the notes file.' },
+        { write: { path: 'NOTES.md', content: 'Notes\n' } },
+        { run: 'npm test' },
+        { end: { quota: 'subscription' } },
+      ],
+    });
+    const second = bench.scenario('second', {
+      pace: '700ms',
+      steps: [
+        { say: 'Picking up from the handoff.' },
+        { say: 'Checking the notes.' },
+        { say: 'Still working.' },
+        { say: 'Almost there.' },
+        { say: 'Done with the notes.' },
+        { end: 'complete' },
+      ],
+    });
+    const task = {
+      name: 'notes',
+      repo: bench.repo,
+      baseRef: 'main',
+      prompt: 'Add a NOTES.md file.',
+      harness: simulated('claude-code', first),
+      fallbacks: [simulated('codex', second)],
+    };
+    const created = await daemon.api('POST', '/api/executions', { task });
+    expect(created.status).toBe(201);
+    execution = (created.body as { execution: { id: string } }).execution.id;
+    browser = await launchChromium();
+  }, 60_000);
+
+  afterAll(async () => {
+    await browser?.close();
+    await daemon?.kill('SIGTERM');
+    await bench?.cleanup();
+  });
+
+  /** A page signed in with the token (asked once per tab). */
+  async function signedIn(path: string, width = 1280): Promise<Page> {
+    const page = await browser.newPage({ viewport: { width, height: 900 } });
+    await page.goto(`${daemon.url}${path}`);
+    await page.locator('#token-input').fill(DAEMON_TOKEN);
+    await page.keyboard.press('Enter');
+    await page.locator('#token-dialog').waitFor({ state: 'hidden' });
+    return page;
+  }
+
+  it('follows an execution by keyboard through its switch, and sends it a follow-up', { timeout: 90_000 }, async () => {
+    const page = await signedIn('/');
+    const row = page.locator(`#rows tr[data-id="${execution}"]`);
+    await row.waitFor();
+    await page.screenshot({ path: join(SHOTS, 'executions.png') });
+    await page.keyboard.press('j');
+    await expect.poll(() => row.getAttribute('aria-selected')).toBe('true');
+    await page.keyboard.press('Enter');
+    await page.waitForURL(`**/executions/${execution}`);
+
+    // Events: `n` jumps from one switch-related event to the next.
+    await page.keyboard.press('2');
+    const selected = page.locator('#timeline [role="option"][aria-selected="true"]');
+    // The switch and the next attempt's start are on screen (they arrive live, one after the other).
+    await expect
+      .poll(() => page.locator('#timeline [role="option"][data-type="attempt.started"]').count(), { timeout: 30_000 })
+      .toBe(2);
+    const seen: string[] = [];
+    for (let press = 0; press < 6; press += 1) {
+      await page.keyboard.press('n');
+      seen.push(`${await selected.getAttribute('data-type')} ${await selected.locator('.harness-col').textContent()}`);
+    }
+    expect(seen.slice(0, 4)).toEqual([
+      'attempt.started claude-code',
+      'quota.exhausted claude-code',
+      'attempt.ended claude-code',
+      'failover claude-code',
+    ]);
+    expect(seen[4]).toBe('attempt.started codex');
+    // Back to the switch with N, and open it: the record names both harnesses.
+    await page.keyboard.press('N');
+    await page.keyboard.press('Enter');
+    await expect
+      .poll(() => selected.locator('.summary').textContent())
+      .toMatch(/claude-code → codex \(quota_exhausted\)/);
+    await expect.poll(() => selected.locator('.detail').textContent()).toMatch(/"to": "codex"/);
+    await page.screenshot({ path: join(SHOTS, 'events.png') });
+
+    // The `?` overlay lists the Events keys.
+    await page.keyboard.press('?');
+    await expect.poll(() => page.locator('#help-dialog').isVisible()).toBe(true);
+    await expect.poll(() => page.locator('#help-body').textContent()).toMatch(/Next switch event/);
+    await page.screenshot({ path: join(SHOTS, 'shortcuts.png') });
+    await page.keyboard.press('Escape');
+    await expect.poll(() => page.locator('#help-dialog').isVisible()).toBe(false);
+
+    // Transcript: a follow-up into the open session, delivered to the harness it is on.
+    await page.keyboard.press('3');
+    await page.locator('#send-text').fill('Also mention the date in NOTES.md.');
+    await page.locator('#send-form button[type="submit"]').click();
+    await expect
+      .poll(() => page.locator('#send-status').textContent(), { timeout: 30_000 })
+      .toMatch(/^Delivered to codex/);
+    await expect.poll(() => page.locator('#transcript').textContent()).toMatch(/Also mention the date/);
+    await page.locator('#send-status').scrollIntoViewIfNeeded();
+    await page.screenshot({ path: join(SHOTS, 'transcript.png') });
+
+    await page.keyboard.press('1');
+    await expect.poll(() => page.locator('#summary-body').textContent()).toMatch(/claude-code/);
+    await page.screenshot({ path: join(SHOTS, 'summary.png') });
+    await page.keyboard.press('4');
+    await expect.poll(() => page.locator('#changes-body').textContent(), { timeout: 15_000 }).toMatch(/NOTES\.md/);
+    await page.screenshot({ path: join(SHOTS, 'changes.png') });
+    await page.close();
+  });
+
+  it('finds the ended execution on History, filtered by harness', { timeout: 90_000 }, async () => {
+    await expect
+      .poll(
+        async () =>
+          ((await daemon.api('GET', `/api/executions/${execution}`)).body as { execution: { state: string } }).execution
+            .state,
+        {
+          timeout: 60_000,
+          interval: 500,
+        },
+      )
+      .toBe('succeeded');
+    const page = await signedIn('/history');
+    const row = page.locator(`#rows tr[data-id="${execution}"]`);
+    await row.waitFor();
+    await expect.poll(() => row.textContent()).toMatch(/claude-code → codex/);
+    await page.locator('#filter-harness').selectOption('codex');
+    await expect.poll(() => row.isVisible()).toBe(true);
+    await page.locator('#filter-text').fill('no such task');
+    await expect.poll(() => row.count()).toBe(0);
+    await page.locator('#filter-text').fill('');
+    await page.screenshot({ path: join(SHOTS, 'history.png') });
+    await page.close();
+  });
+
+  it('reads on a 375 px phone screen without scrolling sideways', { timeout: 60_000 }, async () => {
+    for (const path of ['/history', `/executions/${execution}`]) {
+      const page = await signedIn(path, 375);
+      await page.locator('#main').waitFor();
+      await page.waitForTimeout(500);
+      expect(await page.evaluate('document.documentElement.scrollWidth')).toBeLessThanOrEqual(375);
+      await page.screenshot({ path: join(SHOTS, path === '/history' ? 'history-phone.png' : 'detail-phone.png') });
+      await page.close();
+    }
+  });
+});

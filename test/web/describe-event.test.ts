@@ -1,0 +1,43 @@
+import { describe, expect, it } from 'vitest';
+import { describeEvent } from '../../src/web/describe-event.js';
+import type { EventRecord } from '../../src/web/records.js';
+
+const record = (type: string, data: Record<string, unknown>, harness = 'claude-code', attempt = 1): EventRecord => ({
+  ts: '2026-12-01T10:00:00.000Z',
+  execution: '01jf3k9x7q2m4n6p8r0s2t4v6w',
+  attempt,
+  harness,
+  source: 'executor',
+  type,
+  data,
+});
+
+describe('describeEvent', () => {
+  it('names the harnesses of the switch story', () => {
+    expect(describeEvent(record('quota.exhausted', { resetsAt: '2026-12-01T15:00:00Z' }))).toBe(
+      'claude-code is out of quota; resets at 2026-12-01T15:00:00Z',
+    );
+    expect(
+      describeEvent(
+        record('failover', {
+          from: 'claude-code',
+          to: 'codex',
+          reason: 'quota_exhausted',
+          switchNumber: 1,
+          maxSwitches: 2,
+        }),
+      ),
+    ).toBe('switch 1/2: claude-code → codex (quota_exhausted)');
+    expect(describeEvent(record('attempt.started', { handoff: true, simulated: true }, 'codex', 2))).toBe(
+      'attempt 2 on codex, with the handoff (simulated)',
+    );
+  });
+
+  it('keeps a long message to one clipped line, and shows an unknown type as its data', () => {
+    const line = describeEvent(record('message', { text: `${'word '.repeat(100)}\nend` }));
+    expect(line).toHaveLength(160);
+    expect(line.endsWith('…')).toBe(true);
+    expect(line).not.toContain('\n');
+    expect(describeEvent(record('something.new', { a: 1 }))).toBe('{"a":1}');
+  });
+});
