@@ -119,7 +119,12 @@ export function DetailPage({ execution }: { readonly execution: string }) {
             <label for="send-text" class="muted">
               Follow-up
             </label>
-            <textarea id="send-text" name="text" placeholder="Send a follow-up into the open session" required />
+            <textarea
+              id="send-text"
+              name="text"
+              placeholder="Send a follow-up into the open session (Ctrl+Enter sends)"
+              required
+            />
             <button type="submit">Send</button>
           </form>
           <p id="send-status" class="muted" role="status" />

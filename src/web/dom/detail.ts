@@ -71,6 +71,13 @@ installKeys(
 const sendForm = byId<HTMLFormElement>('send-form');
 const sendText = byId<HTMLTextAreaElement>('send-text');
 const sendStatus = byId('send-status');
+// Ctrl+Enter (⌘+Enter) sends, as in most chat boxes; Enter alone is a new line.
+sendText.addEventListener('keydown', (event) => {
+  if (event.key === 'Enter' && (event.ctrlKey || event.metaKey)) {
+    event.preventDefault();
+    sendForm.requestSubmit();
+  }
+});
 let awaitedTurn: string | undefined;
 sendForm.addEventListener('submit', async (event) => {
   event.preventDefault();
