@@ -53,6 +53,14 @@ export interface EventRecord {
   readonly data: Readonly<Record<string, unknown>>;
 }
 
+/** A listed execution with its attempts, as the list screens show it. */
+export type ExecutionRow = ExecutionRecord & { readonly attemptsList: readonly AttemptRecord[] };
+
+/** The list's executions, each with its attempts (none when the answer lists none for it). */
+export function withAttempts(list: ExecutionList): ExecutionRow[] {
+  return list.executions.map((execution) => ({ ...execution, attemptsList: list.attempts[execution.id] ?? [] }));
+}
+
 /** Tokens (in + out) and cost over attempts; undefined when no attempt reported any. */
 export function totals(attempts: readonly AttemptRecord[]): { tokens?: number; usd?: number } {
   let tokens: number | undefined;

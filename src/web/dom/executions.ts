@@ -4,7 +4,7 @@
  * 2 s (`GET /api/executions?state=live&include=attempts`), the elapsed column ticking each second.
  */
 import { GLOBAL_KEYS, LIST_KEYS } from '../keys/keymap.js';
-import { type ExecutionList, type ExecutionRecord, totals } from '../records.js';
+import { type ExecutionList, type ExecutionRow, totals, withAttempts } from '../records.js';
 import { byId, el, formatDuration, formatTokens, formatUsd } from './el.js';
 import { installKeys } from './keyboard.js';
 import { RowList } from './row-list.js';
@@ -13,25 +13,19 @@ import { connect, forgetToken } from './session.js';
 /** 2 s: live enough to see a switch happen, one small request per tab. */
 const POLL_MS = 2000;
 
-type Row = ExecutionRecord & { readonly attemptsList: ExecutionList['attempts'][string] };
-
 const { api } = await connect();
-const list = new RowList<Row>(byId('rows'), rowOf, (record) => `/executions/${record.id}`);
+const list = new RowList<ExecutionRow>(byId('rows'), rowOf, (record) => `/executions/${record.id}`);
 installKeys(
   () => [
     { title: 'Executions', keymap: LIST_KEYS },
     { title: 'Everywhere', keymap: GLOBAL_KEYS },
   ],
   {
-    'row:next': () => list.move(1),
-    'row:previous': () => list.move(-1),
-    'row:first': () => list.select(0),
-    'row:last': () => list.select(list.size - 1),
-    'row:open': () => list.open(),
+    ...list.handlers(),
   },
 );
 
-let latest: readonly Row[] = [];
+let latest: readonly ExecutionRow[] = [];
 async function refresh(): Promise<void> {
   try {
     const answer = (await api.get('/api/executions?state=live&include=attempts')) as ExecutionList;
@@ -54,7 +48,7 @@ function render(): void {
   byId('summary').textContent = `${latest.length} live execution(s)`;
 }
 
-function rowOf(execution: Row): HTMLTableRowElement {
+function rowOf(execution: ExecutionRow): HTMLTableRowElement {
   const { tokens, usd } = totals(execution.attemptsList);
   const started = execution.startedAt === undefined ? undefined : Date.parse(execution.startedAt);
   const timeout = started === undefined ? undefined : Date.parse(execution.deadline) - started;

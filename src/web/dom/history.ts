@@ -4,7 +4,7 @@
  * Fetched once, and again every 10 s to pick up executions that end meanwhile.
  */
 import { GLOBAL_KEYS, LIST_KEYS } from '../keys/keymap.js';
-import { type AttemptRecord, type ExecutionList, type ExecutionRecord, totals } from '../records.js';
+import { type ExecutionList, type ExecutionRow, totals, withAttempts } from '../records.js';
 import { byId, el, formatDuration, formatUsd } from './el.js';
 import { installKeys } from './keyboard.js';
 import { RowList } from './row-list.js';
@@ -12,33 +12,27 @@ import { connect } from './session.js';
 
 const POLL_MS = 10_000;
 
-type Row = ExecutionRecord & { readonly attemptsList: readonly AttemptRecord[] };
-
 const outcome = byId<HTMLSelectElement>('filter-outcome');
 const harness = byId<HTMLSelectElement>('filter-harness');
 const text = byId<HTMLInputElement>('filter-text');
 
 const { api } = await connect();
-const list = new RowList<Row>(byId('rows'), rowOf, (record) => `/executions/${record.id}`);
+const list = new RowList<ExecutionRow>(byId('rows'), rowOf, (record) => `/executions/${record.id}`);
 installKeys(
   () => [
     { title: 'History', keymap: LIST_KEYS },
     { title: 'Everywhere', keymap: GLOBAL_KEYS },
   ],
   {
-    'row:next': () => list.move(1),
-    'row:previous': () => list.move(-1),
-    'row:first': () => list.select(0),
-    'row:last': () => list.select(list.size - 1),
-    'row:open': () => list.open(),
+    ...list.handlers(),
     'filter:focus': () => text.focus(),
   },
 );
 
-let all: readonly Row[] = [];
+let all: readonly ExecutionRow[] = [];
 async function refresh(): Promise<void> {
   const answer = (await api.get('/api/executions?state=ended&include=attempts')) as ExecutionList;
-  all = answer.executions.map((execution) => ({ ...execution, attemptsList: answer.attempts[execution.id] ?? [] }));
+  all = withAttempts(answer);
   const harnesses = [...new Set(all.flatMap((row) => row.attemptsList.map((attempt) => attempt.harness)))].sort();
   const chosen = harness.value;
   harness.replaceChildren(
@@ -62,7 +56,7 @@ function render(): void {
   byId('summary').textContent = `${shown.length} of ${all.length} ended execution(s)`;
 }
 
-function rowOf(row: Row): HTMLTableRowElement {
+function rowOf(row: ExecutionRow): HTMLTableRowElement {
   const chain = row.attemptsList.map((attempt) => attempt.harness);
   const switches = row.attemptsList.filter(
     (attempt, index) => index > 0 && attempt.harness !== chain[index - 1],

@@ -1,3 +1,5 @@
+import type { Handlers } from './keyboard.js';
+
 /**
  * A table body of selectable rows, one per record, re-rendered as the data changes without losing
  * the selection (kept by record id): `j`/`k` move it, `g`/`G` jump to the ends, `Enter` or a click
@@ -62,6 +64,17 @@ export class RowList<T extends { readonly id: string }> {
       row.setAttribute('aria-selected', String(selected));
       if (selected) row.scrollIntoView({ block: 'nearest' });
     }
+  }
+
+  /** What the list keys (keys/keymap.ts LIST_KEYS) do to this list. */
+  handlers(): Handlers {
+    return {
+      'row:next': () => this.move(1),
+      'row:previous': () => this.move(-1),
+      'row:first': () => this.select(0),
+      'row:last': () => this.select(this.size - 1),
+      'row:open': () => this.open(),
+    };
   }
 
   /** Opens the selected row's page. */
