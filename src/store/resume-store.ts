@@ -9,6 +9,9 @@
  *
  * Records are exact: a field never set is absent. Timestamps are ISO 8601 strings. JSON values are
  * passed as parsed values and stored as their JSON text; `digest` is the caller's hash of that text.
+ * Fingerprints and digests (`replaced` too) are SHA-256 hashes, passed as 64 lowercase hex
+ * characters: an adapter may keep their 32 bytes, so it refuses text that is not the hex of 32 bytes
+ * (a commit with such text rejects and commits nothing), and getOutputs finds nothing under it.
  */
 
 /** A JSON value: what step outputs, parameters and fingerprint components are made of. */
@@ -101,6 +104,13 @@ export type RunItem =
 export interface ItemCommit {
   readonly item: RunItem;
   readonly output?: StoredOutput;
+  /**
+   * The JSON texts of `output.output` and `output.components`, when the caller has made them already
+   * (the engine has: they are what it hashes, canonical JSON): an adapter that stores JSON as text
+   * stores these instead of serializing the values again. Each must be JSON whose value equals the
+   * field's (object keys may come in another order); reading the output back gives that value.
+   */
+  readonly texts?: { readonly output: string; readonly components: string };
 }
 
 /**

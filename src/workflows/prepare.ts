@@ -8,7 +8,7 @@
 import type { Invalidation, Json } from '../store/resume-store.js';
 import type { ItemInput, Read, RunView, StepDefinition, WorkflowDefinition } from './define.js';
 import { SINGLE_ITEM } from './define.js';
-import { type FingerprintComponents, fingerprintOf } from './fingerprint.js';
+import { type FingerprintComponents, fingerprintWithText } from './fingerprint.js';
 
 /** An upstream item's output, as the caller holds it: the value and its digest. */
 export interface Produced {
@@ -36,12 +36,19 @@ export function readKeys(read: Read, key: string, view: RunView): readonly strin
 /** An item's fingerprint and what it is made of. */
 export interface Fingerprinted {
   readonly components: FingerprintComponents;
+  /** The components' canonical JSON: what the fingerprint hashes, kept beside the output. */
+  readonly componentsText: string;
   readonly fingerprint: string;
 }
 
 /** An item ready to compute: what its fingerprint is made of, the fingerprint, and its input. */
 export interface PreparedItem extends Fingerprinted {
   readonly input: ItemInput;
+}
+
+/** Orders input triples by upstream step, then item key (code point order). */
+function byStepThenKey(a: readonly [string, string, string], b: readonly [string, string, string]): number {
+  return a[0] === b[0] ? (a[1] < b[1] ? -1 : a[1] > b[1] ? 1 : 0) : a[0] < b[0] ? -1 : 1;
 }
 
 /**
@@ -66,7 +73,7 @@ export function fingerprintItem(
       digests.push([read.step, upstreamKey, digest]);
     }
   }
-  digests.sort((a, b) => (a[0] === b[0] ? (a[1] < b[1] ? -1 : a[1] > b[1] ? 1 : 0) : a[0] < b[0] ? -1 : 1));
+  if (digests.length > 1) digests.sort(byStepThenKey);
   const params: Record<string, Json> = {};
   for (const name of step.params ?? []) params[name] = runParams[name] as Json;
   const components: FingerprintComponents = {
@@ -79,7 +86,8 @@ export function fingerprintItem(
     inputs: digests,
     ...(invalidated !== undefined && { invalidated }),
   };
-  return { components, fingerprint: fingerprintOf(components) };
+  const { text, fingerprint } = fingerprintWithText(components);
+  return { components, componentsText: text, fingerprint };
 }
 
 /**
@@ -112,7 +120,9 @@ export function prepareItem(
     invalidated,
   );
   if (fingerprinted === undefined) return undefined;
-  return { ...fingerprinted, input: { key, params: fingerprinted.components.params, inputs } };
+  // Named fields rather than a spread of `fingerprinted`: this runs once per item, and is faster so.
+  const { components, componentsText, fingerprint } = fingerprinted;
+  return { components, componentsText, fingerprint, input: { key, params: components.params, inputs } };
 }
 
 /** Each step's invalidation mark: the time of its latest recorded invalidation in the run. */

@@ -17,13 +17,13 @@ import { setTimeout as delay } from 'node:timers/promises';
 import { describeError, NotFoundError, UsageError } from '../core/errors.js';
 import { newExecutionId } from '../core/ids.js';
 import type { EffectLedger } from '../store/effect-ledger.js';
-import type { ItemCommit, Json, ResumeStore, RunItem, RunRecord, StoredOutput } from '../store/resume-store.js';
+import type { Json, ResumeStore, RunItem, RunRecord, StoredOutput } from '../store/resume-store.js';
 import type { AgentContext } from './agent-item.js';
 import { type ComputeContext, computeItem } from './compute-item.js';
-import type { ItemInput, ModelProvider, RunView, WorkflowDefinition } from './define.js';
-import { digestOf, type FingerprintComponents } from './fingerprint.js';
+import type { ModelProvider, RunView, WorkflowDefinition } from './define.js';
+import { digestOf } from './fingerprint.js';
 import { GroupCommit, type GroupCommitLimits } from './group-commit.js';
-import { invalidationMarks, itemsOf, type Produced, prepareItem } from './prepare.js';
+import { invalidationMarks, itemsOf, type PreparedItem, type Produced, prepareItem } from './prepare.js';
 import { RetryBudget, type RetryConfig, resolveRetryPolicy, runWithRetries } from './retry.js';
 import { approvalCommits, BY_RULE, sortOpenReviews } from './review.js';
 import { defaultConcurrency, requireWhatStepsNeed, validateDefinition } from './validate.js';
@@ -199,7 +199,7 @@ async function drive(definition: WorkflowDefinition, run: RunRecord, options: Wo
       produced.set(step.name, outputs);
       const earlier = new Map((await store.listRunItems(run.id, step.name)).map((item) => [item.item, item]));
 
-      const plans: { key: string; components: FingerprintComponents; fingerprint: string; input: ItemInput }[] = [];
+      const plans: ({ key: string } & PreparedItem)[] = [];
       let blocked = 0;
       for (const key of keys) {
         const prepared = prepareItem(definition, step, key, view, produced, run.params, marks.get(step.name));
@@ -207,7 +207,8 @@ async function drive(definition: WorkflowDefinition, run: RunRecord, options: Wo
           blocked += 1;
           continue;
         }
-        plans.push({ key, ...prepared });
+        const { components, componentsText, fingerprint, input } = prepared;
+        plans.push({ key, components, componentsText, fingerprint, input });
       }
       const stored = await store.getOutputs(plans.map((plan) => plan.fingerprint));
       const toCompute: typeof plans = [];
@@ -284,7 +285,7 @@ async function drive(definition: WorkflowDefinition, run: RunRecord, options: Wo
               }),
           });
           if (result.ok) {
-            const { digest } = digestOf(result.value.output);
+            const { text, digest } = digestOf(result.value.output);
             const output: StoredOutput = {
               fingerprint: plan.fingerprint,
               workflow: definition.name,
@@ -298,7 +299,12 @@ async function drive(definition: WorkflowDefinition, run: RunRecord, options: Wo
             };
             outputs.set(plan.key, { output: output.output, digest });
             const done = { cached: false, tries: result.tries, before: earlier.get(plan.key) };
-            await commits.add({ item: doneItem(run.id, step.name, plan.key, output, done, stamp()), output });
+            // The texts just hashed are the JSON the store keeps: it need not serialize them again.
+            await commits.add({
+              item: doneItem(run.id, step.name, plan.key, output, done, stamp()),
+              output,
+              texts: { output: text, components: plan.componentsText },
+            });
             computed += 1;
           } else if (result.kind === 'defect') {
             failed += 1;

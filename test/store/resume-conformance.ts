@@ -12,9 +12,14 @@ export function at(minute: number): string {
   return new Date(Date.UTC(2025, 2, 1, 10, minute)).toISOString();
 }
 
-/** A fingerprint-like hex string, distinct for each name. */
+/** A fingerprint-like hash (64 lowercase hex characters), distinct for each name. */
 export function fp(name: string): string {
   return Buffer.from(name).toString('hex').padEnd(64, '0');
+}
+
+/** The digest the helpers below give the output stored under `fingerprint`: a hash of its own. */
+export function digestFor(fingerprint: string): string {
+  return `d${fingerprint.slice(0, 63)}`;
 }
 
 /** A run with only its required fields. */
@@ -32,7 +37,7 @@ export function output(
     workflow: fields.workflow ?? 'invoices',
     step: fields.step ?? 'extract',
     item: fields.item ?? 'c-1',
-    digest: `digest-of-${fingerprint.slice(0, 8)}`,
+    digest: digestFor(fingerprint),
     output:
       fields.value !== undefined
         ? fields.value
@@ -51,7 +56,7 @@ export function done(runId: string, step: string, item: string, fingerprint: str
     item,
     status: 'done',
     fingerprint,
-    digest: `digest-of-${fingerprint.slice(0, 8)}`,
+    digest: digestFor(fingerprint),
     cached,
     tries: cached ? 0 : 1,
     updatedAt: at(2),
@@ -230,6 +235,40 @@ export function describeResumeStoreConformance(name: string, open: () => Promise
         expect(fingerprints(await store.getOutputs([fp('x'), fp('a'), fp('y'), fp('a')]))).toEqual([fp('a')]);
         expect((await store.getOutputs([])).size).toBe(0);
         expect((await store.getOutputs([fp('x')])).size).toBe(0);
+      });
+
+      it('finds nothing under a fingerprint that is not a SHA-256 in hex', async () => {
+        await store.commitItems([computed('r-1', output(fp('a')))]);
+        expect(fingerprints(await store.getOutputs(['not-hex', fp('a').slice(0, 62), fp('a')]))).toEqual([fp('a')]);
+      });
+
+      it('refuses a commit whose fingerprint, digest or replaced fingerprint is not a SHA-256 in hex, and commits nothing', async () => {
+        const good = computed('r-1', output(fp('a'), { item: 'c-1' }));
+        const bad: ItemCommit[] = [
+          computed('r-1', output('f-1', { item: 'c-2' })),
+          computed('r-1', { ...output(fp('b'), { item: 'c-2' }), digest: 'd-1' }),
+          { item: failed('r-1', 'extract', 'c-2', `${fp('b')}00`) },
+          { item: { ...(done('r-1', 'extract', 'c-2', fp('a'), true) as DoneItem), digest: fp('a').slice(2) } },
+          { item: { ...(done('r-1', 'extract', 'c-2', fp('a'), true) as DoneItem), replaced: 'an old one' } },
+        ];
+        for (const commit of bad) await expect(store.commitItems([good, commit])).rejects.toThrow();
+        expect((await store.getOutputs([fp('a'), fp('b')])).size).toBe(0);
+        expect(await store.listRunItems('r-1')).toEqual([]);
+      });
+
+      it("stores a commit's texts and reads back the values they stand for", async () => {
+        const out = output(fp('a'));
+        await store.commitItems([
+          {
+            ...computed('r-1', out),
+            texts: {
+              output: '{"customer":"c-1","lines":[],"totals":{"net":120.5,"tax":24.1}}',
+              components: '{"code":"sha-abc","input":"610000000000","params":{"month":"2025-03"}}',
+            },
+          },
+        ]);
+        expect((await store.getOutputs([fp('a')])).get(fp('a'))).toStrictEqual(out);
+        expect((await store.latestOutputs('invoices', 'extract')).get('c-1')).toStrictEqual(out);
       });
 
       it('reads 20,000 fingerprints in one call', async () => {

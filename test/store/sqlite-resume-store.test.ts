@@ -7,13 +7,25 @@ import type { RunItem } from '../../src/store/resume-store.js';
 import { MIGRATIONS, SCHEMA_VERSION } from '../../src/store/sqlite/migrations.js';
 import { openSqliteResumeStore } from '../../src/store/sqlite/resume-store.js';
 import { openSqliteStore } from '../../src/store/sqlite/sqlite-store.js';
-import { at, computed, describeResumeStoreConformance, done, failed, fp, output, run } from './resume-conformance.js';
+import {
+  at,
+  computed,
+  describeResumeStoreConformance,
+  digestFor,
+  done,
+  failed,
+  fp,
+  output,
+  run,
+} from './resume-conformance.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'harmflow-resume-store-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 let files = 0;
 const newFile = () => join(dir, `${++files}`, 'harmflow.db');
+
+type DoneItem = Extract<RunItem, { status: 'done' }>;
 
 describeResumeStoreConformance('sqlite :memory:', () => openSqliteResumeStore(':memory:'));
 describeResumeStoreConformance('sqlite file', () => openSqliteResumeStore(newFile()));
@@ -82,6 +94,68 @@ describe('openSqliteResumeStore', () => {
     }
   });
 
+  it('upgrades a database of schema version 7: its outputs and run items, hex text there, read back the same', async () => {
+    const file = newFile();
+    mkdirSync(dirname(file), { recursive: true });
+    const v7 = new Database(file);
+    for (const migration of MIGRATIONS.slice(0, 7)) v7.exec(migration);
+    v7.pragma('user_version = 7');
+    v7.prepare(
+      "INSERT INTO workflow_runs (id, workflow, params, state, created_at, updated_at) VALUES ('r-1', 'invoices', ?, 'running', ?, ?)",
+    ).run(JSON.stringify(run('r-1').params), at(0), at(0));
+    const older = output(fp('a'), { createdAt: at(1) });
+    const newer = output(fp('b'), { createdAt: at(5), value: { net: 2 } });
+    const insertOutput = v7.prepare('INSERT INTO step_outputs VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)');
+    for (const out of [older, newer]) {
+      const { durationMs, inputTokens, outputTokens } = out.measured;
+      insertOutput.run(
+        out.fingerprint,
+        out.workflow,
+        out.step,
+        out.item,
+        out.digest,
+        JSON.stringify(out.output),
+        JSON.stringify(out.components),
+        durationMs,
+        inputTokens ?? null,
+        outputTokens ?? null,
+        out.createdAt,
+      );
+    }
+    const redone: RunItem = { ...(done('r-1', 'extract', 'c-1', fp('b')) as DoneItem), replaced: fp('a') };
+    const broken = failed('r-1', 'review', 'c-1', fp('c')) as Extract<RunItem, { status: 'failed' }>;
+    const insertItem = v7.prepare('INSERT INTO run_items VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)');
+    insertItem.run('r-1', 'extract', 'c-1', 'done', fp('b'), digestFor(fp('b')), 0, null, 1, at(2), fp('a'));
+    insertItem.run('r-1', 'review', 'c-1', 'failed', fp('c'), null, null, broken.error, 3, at(3), null);
+    v7.close();
+
+    const store = openSqliteResumeStore(file);
+    try {
+      expect(await store.getOutputs([fp('a'), fp('b')])).toStrictEqual(
+        new Map([
+          [fp('a'), older],
+          [fp('b'), newer],
+        ]),
+      );
+      expect(await store.latestOutputs('invoices', 'extract')).toStrictEqual(new Map([['c-1', newer]]));
+      expect(await store.listRunItems('r-1')).toStrictEqual([redone, broken]);
+    } finally {
+      await store.close();
+    }
+    const raw = new Database(file, { readonly: true });
+    try {
+      expect(raw.pragma('user_version', { simple: true })).toBe(SCHEMA_VERSION);
+      expect(
+        raw.prepare('SELECT DISTINCT typeof(fingerprint) AS type, length(digest) AS bytes FROM step_outputs').all(),
+      ).toEqual([{ type: 'blob', bytes: 32 }]);
+      expect(raw.prepare("SELECT typeof(replaced) AS type FROM run_items WHERE step = 'extract'").get()).toEqual({
+        type: 'blob',
+      });
+    } finally {
+      raw.close();
+    }
+  });
+
   it('refuses rows that break the record rules, whoever writes them', async () => {
     const file = newFile();
     await openSqliteResumeStore(file).close();
@@ -94,19 +168,26 @@ describe('openSqliteResumeStore', () => {
       expect(() => insertRun.run('r-2', '[1]', 'running')).toThrow(/CHECK/);
       expect(() => insertRun.run('r-3', '{"month":', 'running')).toThrow(/CHECK/);
       insertRun.run('r-4', '{}', 'running');
+      // Hashes are their 32 bytes: hex text, or bytes of another length, are refused.
+      const hash = Buffer.alloc(32, 0xab);
       const insertOutput = raw.prepare(
-        "INSERT INTO step_outputs VALUES (?, 'wf', 's', 'i', 'd', ?, '{}', 1, NULL, NULL, 't')",
+        "INSERT INTO step_outputs VALUES (?, 'wf', 's', 'i', ?, '{}', '{}', 1, NULL, NULL, 't')",
       );
-      expect(() => insertOutput.run('f-1', 'not json')).toThrow(/CHECK/);
-      const insertItem = raw.prepare("INSERT INTO run_items VALUES (?, 's', 'i', ?, 'f', ?, ?, ?, 1, 't', ?)");
-      expect(() => insertItem.run('r-4', 'done', null, 0, null, null)).toThrow(/CHECK/);
-      expect(() => insertItem.run('r-4', 'done', 'd', 0, 'an error', null)).toThrow(/CHECK/);
-      expect(() => insertItem.run('r-4', 'failed', 'd', null, 'an error', null)).toThrow(/CHECK/);
-      expect(() => insertItem.run('r-4', 'skipped', null, null, 'an error', null)).toThrow(/CHECK/);
-      expect(() => insertItem.run('r-4', 'failed', null, null, 'an error', 'f-0')).toThrow(/CHECK/);
+      expect(() => insertOutput.run(fp('a'), hash)).toThrow(/BLOB/);
+      expect(() => insertOutput.run(Buffer.alloc(31), hash)).toThrow(/CHECK/);
+      expect(() => insertOutput.run(hash, Buffer.alloc(33))).toThrow(/CHECK/);
+      expect(() => insertOutput.run(null, hash)).toThrow(/NOT NULL/);
+      const insertItem = raw.prepare("INSERT INTO run_items VALUES (?, 's', 'i', ?, ?, ?, ?, ?, 1, 't', ?)");
+      expect(() => insertItem.run('r-4', 'done', hash, null, 0, null, null)).toThrow(/CHECK/);
+      expect(() => insertItem.run('r-4', 'done', hash, hash, 0, 'an error', null)).toThrow(/CHECK/);
+      expect(() => insertItem.run('r-4', 'failed', hash, hash, null, 'an error', null)).toThrow(/CHECK/);
+      expect(() => insertItem.run('r-4', 'skipped', hash, null, null, 'an error', null)).toThrow(/CHECK/);
+      expect(() => insertItem.run('r-4', 'failed', hash, null, null, 'an error', hash)).toThrow(/CHECK/);
+      expect(() => insertItem.run('r-4', 'done', hash, hash, 0, null, Buffer.alloc(8))).toThrow(/CHECK/);
+      expect(() => insertItem.run('r-4', 'failed', Buffer.alloc(16), null, null, 'an error', null)).toThrow(/CHECK/);
       raw.pragma('foreign_keys = ON');
-      expect(() => insertItem.run('no-such-run', 'failed', null, null, 'an error', null)).toThrow(/FOREIGN KEY/);
-      insertItem.run('r-4', 'failed', null, null, 'an error', null);
+      expect(() => insertItem.run('no-such-run', 'failed', hash, null, null, 'an error', null)).toThrow(/FOREIGN KEY/);
+      insertItem.run('r-4', 'failed', hash, null, null, 'an error', null);
       expect(raw.prepare('SELECT count(*) AS n FROM run_items').get()).toEqual({ n: 1 });
     } finally {
       raw.close();

@@ -5,6 +5,7 @@ import {
   componentsText,
   type FingerprintComponents,
   fingerprintOf,
+  fingerprintWithText,
   rerunReasons,
 } from '../../src/workflows/fingerprint.js';
 import { seededRandom } from '../seeded-random.js';
@@ -21,6 +22,13 @@ const base: FingerprintComponents = {
 describe('canonicalJson', () => {
   it('sorts object keys at every level, keeps array order, and escapes as JSON does', () => {
     expect(canonicalJson({ b: 1, a: [{ d: null, c: 'x"y' }, 2] })).toBe('{"a":[{"c":"x\\"y","d":null},2],"b":1}');
+  });
+
+  it('leaves out a key whose value is undefined, as JSON.stringify does, so the text parses back to the value', () => {
+    const model = { provider: 'stand-in', temperature: undefined, name: 'm' };
+    const text = canonicalJson({ model, z: undefined } as never);
+    expect(text).toBe('{"model":{"name":"m","provider":"stand-in"}}');
+    expect(JSON.parse(text)).toEqual({ model });
   });
 });
 
@@ -50,6 +58,7 @@ describe('componentsText', () => {
     expect(componentsText(base)).toBe(text);
     expect(fingerprintOf(base)).toBe(createHash('sha256').update(text).digest('hex'));
     expect(fingerprintOf(base)).toBe('3375c0bca6381af17f3302fa799047d53bcef1b3ffe8fc1192d82af36737ce59');
+    expect(fingerprintWithText(base)).toEqual({ text, fingerprint: fingerprintOf(base) });
   });
 });
 

@@ -183,6 +183,59 @@ export const MIGRATIONS: readonly string[] = [
   `
   ALTER TABLE run_items ADD COLUMN replaced TEXT CHECK (replaced IS NULL OR status = 'done');
   `,
+  // Fingerprints, digests and `replaced` become their 32 bytes (resume-rows.ts converts): half the
+  // size in every row and in the fingerprint index, whose random-order inserts dirty most of its pages
+  // each commit. `step_outputs` drops its json_valid CHECKs (the engine writes JSON.stringify's or
+  // canonical JSON) and its index for latestOutputs keeps only (workflow, step, item): the ranking
+  // reads created_at and the fingerprint from the rows it finds, and each insert costs less. Both
+  // tables are rebuilt (SQLite's documented way, as migration 5), the rows converted with unhex().
+  `
+  CREATE TABLE step_outputs_next (
+    fingerprint BLOB NOT NULL PRIMARY KEY CHECK (length(fingerprint) = 32),
+    workflow TEXT NOT NULL,
+    step TEXT NOT NULL,
+    item TEXT NOT NULL,
+    digest BLOB NOT NULL CHECK (length(digest) = 32),
+    output TEXT NOT NULL,
+    components TEXT NOT NULL,
+    duration_ms REAL NOT NULL CHECK (duration_ms >= 0),
+    input_tokens INTEGER CHECK (input_tokens >= 0),
+    output_tokens INTEGER CHECK (output_tokens >= 0),
+    created_at TEXT NOT NULL
+  ) STRICT;
+  INSERT INTO step_outputs_next (fingerprint, workflow, step, item, digest, output, components, duration_ms,
+      input_tokens, output_tokens, created_at)
+    SELECT unhex(fingerprint), workflow, step, item, unhex(digest), output, components, duration_ms, input_tokens,
+      output_tokens, created_at
+    FROM step_outputs ORDER BY rowid;
+  DROP TABLE step_outputs;
+  ALTER TABLE step_outputs_next RENAME TO step_outputs;
+  CREATE INDEX step_outputs_by_item ON step_outputs (workflow, step, item);
+
+  CREATE TABLE run_items_next (
+    run TEXT NOT NULL REFERENCES workflow_runs (id),
+    step TEXT NOT NULL,
+    item TEXT NOT NULL,
+    status TEXT NOT NULL CHECK (status IN ('done', 'failed')),
+    fingerprint BLOB NOT NULL CHECK (length(fingerprint) = 32),
+    digest BLOB CHECK (length(digest) = 32),
+    cached INTEGER CHECK (cached IN (0, 1)),
+    error TEXT,
+    tries INTEGER NOT NULL CHECK (tries >= 0),
+    updated_at TEXT NOT NULL,
+    replaced BLOB CHECK (replaced IS NULL OR (status = 'done' AND length(replaced) = 32)),
+    PRIMARY KEY (run, step, item),
+    CHECK (
+      (status = 'done' AND digest IS NOT NULL AND cached IS NOT NULL AND error IS NULL)
+      OR (status = 'failed' AND digest IS NULL AND cached IS NULL AND error IS NOT NULL)
+    )
+  ) STRICT, WITHOUT ROWID;
+  INSERT INTO run_items_next (run, step, item, status, fingerprint, digest, cached, error, tries, updated_at, replaced)
+    SELECT run, step, item, status, unhex(fingerprint), unhex(digest), cached, error, tries, updated_at, unhex(replaced)
+    FROM run_items;
+  DROP TABLE run_items;
+  ALTER TABLE run_items_next RENAME TO run_items;
+  `,
 ];
 
 /** The schema version this build writes: the number of migrations. */

@@ -1,6 +1,6 @@
 /**
  * The SQLite ResumeStore: the workflow engine's runs, step outputs and run items in the tables of
- * migration 2, in the same database file as the Store (`HARMFLOW_HOME/harmflow.db`) but on a
+ * migrations 2 and 8, in the same database file as the Store (`HARMFLOW_HOME/harmflow.db`) but on a
  * connection of its own; with `:memory:`, the fake the tests use. better-sqlite3 is synchronous: each
  * method does its work at once and returns a settled Promise, so it is interchangeable with a
  * networked adapter.
@@ -20,14 +20,16 @@ import type {
 } from '../resume-store.js';
 import { openDatabase } from './open.js';
 import {
-  OUTPUT_COLUMNS,
+  OUTPUT_INSERT,
+  OUTPUT_SELECT,
   outputFromRow,
-  outputToRow,
+  outputParams,
   RUN_COLUMNS,
-  RUN_ITEM_COLUMNS,
+  RUN_ITEM_SELECT,
+  RUN_ITEM_UPSERT,
   runFromRow,
   runItemFromRow,
-  runItemToRow,
+  runItemParams,
   runToRow,
 } from './resume-rows.js';
 import { insertSql, selectList, updateSql } from './rows.js';
@@ -50,15 +52,6 @@ import { insertSql, selectList, updateSql } from './rows.js';
  */
 export function openSqliteResumeStore(file: string): ResumeStore {
   return new SqliteResumeStore(openDatabase(file, 'NORMAL'));
-}
-
-/** `INSERT … ON CONFLICT (keys) DO UPDATE SET` every other column: an upsert of the whole row. */
-function upsertSql(table: string, columns: Readonly<Record<string, string>>, keys: readonly string[]): string {
-  const set = Object.entries(columns)
-    .filter(([key]) => !keys.includes(key))
-    .map(([, column]) => `${column} = excluded.${column}`);
-  const conflict = keys.map((key) => columns[key]).join(', ');
-  return `${insertSql(table, columns)} ON CONFLICT (${conflict}) DO UPDATE SET ${set.join(', ')}`;
 }
 
 /** An invalidations row: a file other processes write, so it is parsed. */
@@ -86,8 +79,8 @@ class SqliteResumeStore implements ResumeStore {
     this.#db = db;
     const runs = `SELECT ${selectList(RUN_COLUMNS)} FROM workflow_runs`;
     const newestFirst = 'ORDER BY created_at DESC, id DESC';
-    const outputs = `SELECT ${selectList(OUTPUT_COLUMNS)} FROM step_outputs`;
-    const runItems = `SELECT ${selectList(RUN_ITEM_COLUMNS)} FROM run_items`;
+    const outputs = `SELECT ${OUTPUT_SELECT} FROM step_outputs`;
+    const runItems = `SELECT ${RUN_ITEM_SELECT} FROM run_items`;
     this.#insertRun = db.prepare(insertSql('workflow_runs', RUN_COLUMNS));
     this.#getRun = db.prepare(`${runs} WHERE id = ?`);
     this.#insertInvalidation = db.prepare('INSERT INTO invalidations (run, step, reason, at) VALUES (?, ?, ?, ?)');
@@ -97,21 +90,24 @@ class SqliteResumeStore implements ResumeStore {
     this.#updateRun = db.prepare(updateSql('workflow_runs', RUN_COLUMNS, ['id']));
     this.#listRuns = db.prepare(`${runs} ${newestFirst}`);
     this.#listWorkflowRuns = db.prepare(`${runs} WHERE workflow = ? ${newestFirst}`);
-    // One statement for any number of fingerprints (one JSON array bound), each looked up by the key.
-    this.#getOutputs = db.prepare(`${outputs} WHERE fingerprint IN (SELECT value FROM json_each(?))`);
-    // The ranking reads the covering index step_outputs_latest alone; only the winners' rows are read.
+    // One statement for any number of fingerprints (one JSON array bound), each looked up by the key in
+    // the array's order (CROSS JOIN keeps that order; measured 1.5× faster than `IN (SELECT …)`, which
+    // builds a list first). Text that is not hex unhexes to NULL, which matches nothing; a fingerprint
+    // asked twice gives its row twice, and the map keeps one.
+    this.#getOutputs = db.prepare(
+      `SELECT ${OUTPUT_SELECT} FROM json_each(?) AS asked CROSS JOIN step_outputs ON fingerprint = unhex(asked.value)`,
+    );
+    // Ranks the step's outputs of each item (step_outputs_by_item finds them), then reads the winners.
     this.#latestOutputs = db.prepare(
       `WITH ranked AS (
-         SELECT fingerprint AS winner,
+         SELECT rowid AS winner,
                 row_number() OVER (PARTITION BY item ORDER BY created_at DESC, fingerprint DESC) AS rank
          FROM step_outputs WHERE workflow = ? AND step = ?
        )
-       ${outputs} JOIN ranked ON fingerprint = winner WHERE rank = 1`,
+       ${outputs} JOIN ranked ON step_outputs.rowid = winner WHERE rank = 1`,
     );
-    this.#insertOutput = db.prepare(
-      `${insertSql('step_outputs', OUTPUT_COLUMNS)} ON CONFLICT (fingerprint) DO NOTHING`,
-    );
-    this.#upsertRunItem = db.prepare(upsertSql('run_items', RUN_ITEM_COLUMNS, ['run', 'step', 'item']));
+    this.#insertOutput = db.prepare(`${OUTPUT_INSERT} ON CONFLICT (fingerprint) DO NOTHING`);
+    this.#upsertRunItem = db.prepare(RUN_ITEM_UPSERT);
     this.#listRunItems = db.prepare(`${runItems} WHERE run = ? ORDER BY step, item`);
     this.#listStepItems = db.prepare(`${runItems} WHERE run = ? AND step = ? ORDER BY item`);
 
@@ -124,13 +120,13 @@ class SqliteResumeStore implements ResumeStore {
     }).immediate;
     this.#commit = db.transaction((commits: readonly ItemCommit[]) => {
       const known = new Set<string>();
-      for (const { item, output } of commits) {
+      for (const { item, output, texts } of commits) {
         if (!known.has(item.run)) {
           if (this.#getRun.get(item.run) === undefined) throw new NotFoundError(`no workflow run ${item.run}`);
           known.add(item.run);
         }
-        if (output !== undefined) this.#insertOutput.run(outputToRow(output));
-        this.#upsertRunItem.run(runItemToRow(item));
+        if (output !== undefined) this.#insertOutput.run(outputParams(output, texts));
+        this.#upsertRunItem.run(runItemParams(item));
       }
     }).immediate;
   }
