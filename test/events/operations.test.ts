@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
+import { operationsOf, splitShell, testCounts } from '../../src/events/operations.js';
 import type { EventData } from '../../src/events/schema.js';
-import { operationsOf, splitShell, testCounts } from '../../src/execution/operations.js';
 
 type ToolCall = EventData<'tool.call'>;
 type ToolResult = EventData<'tool.result'>;

@@ -4,7 +4,7 @@
  * normalized `tool.call` (`shell`, `files`) and `tool.result` payloads every adapter produces.
  * Pure; what it cannot tell from the call and its result it leaves out.
  */
-import type { EventData, OperationData } from '../events/schema.js';
+import type { EventData, OperationData } from './schema.js';
 
 type ToolCall = EventData<'tool.call'>;
 type ToolResult = EventData<'tool.result'>;
