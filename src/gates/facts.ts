@@ -1,0 +1,99 @@
+/**
+ * What the gates know about the execution besides the call itself: where its worktree is, which
+ * branch it works on, and what earlier attempts already did outside the worktree (pushes, pull
+ * requests). The gate runner gathers them (from the execution's record, context.json and, when it
+ * asks, the forge) and passes them in; the gates never read files or ask anyone. Plain data.
+ */
+
+/** A push HarmFlow knows of: reported by an attempt or observed with git. */
+export interface KnownPush {
+  readonly remote: string;
+  readonly branch: string;
+  readonly sha?: string;
+  /** The attempt that pushed, and its harness, when known (they are named in deny messages). */
+  readonly attempt?: number;
+  readonly harness?: string;
+}
+
+/** A pull (merge) request HarmFlow knows of, whose head is the execution's branch. */
+export interface KnownPullRequest {
+  readonly url: string;
+  readonly number?: number;
+  /** As the forge reported it; absent when only an attempt's report is known (treated as open). */
+  readonly state?: 'open' | 'closed' | 'merged';
+  readonly attempt?: number;
+  readonly harness?: string;
+}
+
+export interface GateFacts {
+  /** The execution's worktree, absolute. */
+  readonly worktree: string;
+  /** The OS temp directory (`os.tmpdir()`), absolute: writes there are allowed. */
+  readonly tmpdir: string;
+  /** The user's home, absolute, to read `~` and `$HOME`; without it such words go unchecked. */
+  readonly home?: string;
+  /** The execution's branch: where a bare `git push` or `gh pr create` goes. */
+  readonly branch: string;
+  /** The branch the base ref names (e.g. `main`); absent when the base is not a branch. */
+  readonly baseBranch?: string;
+  /** Every push known for the execution, any attempt, oldest first. */
+  readonly pushes: readonly KnownPush[];
+  /** Every pull request known for the execution's branch. */
+  readonly pullRequests: readonly KnownPullRequest[];
+}
+
+/**
+ * The part of context.json `earlierWork` reads. Structural, so `ExecutionContext` fits without this
+ * layer importing the engine's schema.
+ */
+export interface EarlierAttempts {
+  readonly attempts: readonly {
+    readonly number: number;
+    readonly harness: string;
+    readonly workItems: readonly {
+      readonly push?: RemoteBranch | undefined;
+      readonly pullRequest?: { readonly url: string; readonly number?: number | undefined } | undefined;
+    }[];
+    readonly workspace?: { readonly remote?: RemoteBranch | undefined } | undefined;
+  }[];
+}
+
+interface RemoteBranch {
+  readonly remote: string;
+  readonly branch: string;
+  readonly sha?: string | undefined;
+}
+
+/**
+ * The pushes and pull requests earlier attempts made, from context.json: what each reported, and
+ * the remote branch git showed after it. One entry per remote branch (the latest) and per URL. A
+ * remote branch git still shows unchanged after a later attempt stays credited to the attempt that
+ * pushed it.
+ */
+export function earlierWork(context: EarlierAttempts): Pick<GateFacts, 'pushes' | 'pullRequests'> {
+  const pushes = new Map<string, KnownPush>();
+  const pullRequests = new Map<string, KnownPullRequest>();
+  const record = (push: RemoteBranch, by: { attempt: number; harness: string }) => {
+    const key = `${push.remote}\u0000${push.branch}`;
+    const sha = push.sha ?? pushes.get(key)?.sha;
+    pushes.delete(key);
+    pushes.set(key, { remote: push.remote, branch: push.branch, ...(sha !== undefined && { sha }), ...by });
+  };
+  for (const attempt of context.attempts) {
+    const by = { attempt: attempt.number, harness: attempt.harness };
+    for (const item of attempt.workItems) {
+      if (item.push) record(item.push, by);
+      if (item.pullRequest) {
+        const { url, number } = item.pullRequest;
+        pullRequests.set(url, { url, ...(number !== undefined && { number }), ...by });
+      }
+    }
+    const observed = attempt.workspace?.remote;
+    if (observed) {
+      const known = pushes.get(`${observed.remote}\u0000${observed.branch}`);
+      const unchanged = known !== undefined && (observed.sha === undefined || observed.sha === known.sha);
+      if (!unchanged) record(observed, by);
+    }
+  }
+  return { pushes: [...pushes.values()], pullRequests: [...pullRequests.values()] };
+}
