@@ -5,10 +5,10 @@
  */
 import { isAbsolute, relative } from 'node:path';
 import type { Outcome } from '../core/outcome.js';
+import { operationsOf } from '../events/operations.js';
 import type { EventData, HarnessEvent, OperationData, WorkItemStatus } from '../events/schema.js';
 import type { WorkspaceSnapshot } from '../workspace/inspect.js';
 import type { AttemptContext, Commit, WorkItem } from './context-schema.js';
-import { operationsOf } from '../events/operations.js';
 
 /** The item that collects operations done while no reported work item was in progress. */
 export const OUTSIDE_PLAN = '(work outside the reported plan)';
