@@ -29,10 +29,7 @@ let latest: readonly ExecutionRow[] = [];
 async function refresh(): Promise<void> {
   try {
     const answer = (await api.get('/api/executions?state=live&include=attempts')) as ExecutionList;
-    latest = answer.executions.map((execution) => ({
-      ...execution,
-      attemptsList: answer.attempts[execution.id] ?? [],
-    }));
+    latest = withAttempts(answer);
     render();
   } catch (error) {
     byId('summary').textContent = `Cannot reach the service: ${(error as Error).message}`;
