@@ -3,7 +3,7 @@ import type { EffectLedger } from '../../src/store/effect-ledger.js';
 import type { ResumeStore } from '../../src/store/resume-store.js';
 import { openSqliteEffectLedger } from '../../src/store/sqlite/effect-ledger.js';
 import { openSqliteResumeStore } from '../../src/store/sqlite/resume-store.js';
-import type { WorkflowDefinition } from '../../src/workflows/define.js';
+import type { StepDefinition, WorkflowDefinition } from '../../src/workflows/define.js';
 import { planResume } from '../../src/workflows/plan.js';
 import { approve, pendingReviews, reject } from '../../src/workflows/review.js';
 import { resumeRun, startRun } from '../../src/workflows/run.js';
@@ -26,13 +26,7 @@ function mailing(wording: string, sent: string[]): WorkflowDefinition {
     name: 'reviewed-mailing',
     source: () => CUSTOMERS,
     steps: [
-      {
-        kind: 'code',
-        name: 'letter',
-        version: wording,
-        items: 'source',
-        run: ({ key }) => (key === 'c1' ? `${wording} c1` : `Hello ${key}`),
-      },
+      letterStep(wording),
       {
         kind: 'review',
         name: 'approve',
@@ -44,21 +38,7 @@ function mailing(wording: string, sent: string[]): WorkflowDefinition {
         reads: [{ step: 'letter', items: 'same' }],
         show: ({ key, inputs }) => inputs.letter?.[key] ?? null,
       },
-      {
-        kind: 'effect',
-        name: 'send',
-        version: '1',
-        items: 'source',
-        reads: [
-          { step: 'letter', items: 'same' },
-          { step: 'approve', items: 'same' },
-        ],
-        key: ({ key }) => `letter:${key}`,
-        perform: async (_input, key) => {
-          sent.push(key);
-          return { sent: key };
-        },
-      },
+      sendStep(sent, ['letter', 'approve']),
     ],
   };
 }
@@ -178,13 +158,7 @@ function ruled(wording: string, sent: string[]): WorkflowDefinition {
     name: 'ruled-mailing',
     source: () => CUSTOMERS,
     steps: [
-      {
-        kind: 'code',
-        name: 'letter',
-        version: wording,
-        items: 'source',
-        run: ({ key }) => (key === 'c1' ? `${wording} c1` : `Hello ${key}`),
-      },
+      letterStep(wording),
       {
         kind: 'code',
         name: 'polish',
@@ -203,18 +177,34 @@ function ruled(wording: string, sent: string[]): WorkflowDefinition {
         needsPerson: ({ key, inputs }, { earlier }) =>
           earlier !== undefined || String(inputs.polish?.[key]).endsWith('(flagged)'),
       },
-      {
-        kind: 'effect',
-        name: 'send',
-        version: '1',
-        items: 'source',
-        reads: [{ step: 'approve', items: 'same' }],
-        key: ({ key }) => `letter:${key}`,
-        perform: async (_input, key) => {
-          sent.push(key);
-          return { sent: key };
-        },
-      },
+      sendStep(sent, ['approve']),
     ],
+  };
+}
+
+/** The letter of each customer: c1's begins with `wording`, the others with "Hello". */
+function letterStep(wording: string): StepDefinition {
+  return {
+    kind: 'code',
+    name: 'letter',
+    version: wording,
+    items: 'source',
+    run: ({ key }) => (key === 'c1' ? `${wording} c1` : `Hello ${key}`),
+  };
+}
+
+/** Sends each customer's letter once (key `letter:<customer>`), after the steps it reads; records the keys sent. */
+function sendStep(sent: string[], reads: readonly string[]): StepDefinition {
+  return {
+    kind: 'effect',
+    name: 'send',
+    version: '1',
+    items: 'source',
+    reads: reads.map((step) => ({ step, items: 'same' as const })),
+    key: ({ key }) => `letter:${key}`,
+    perform: async (_input, key) => {
+      sent.push(key);
+      return { sent: key };
+    },
   };
 }
