@@ -36,6 +36,19 @@ async function refreshSummary(): Promise<void> {
   await renderSummary(byId('summary-body'), api, record, attempts);
 }
 
+/**
+ * 250 ms: the replay of a long log brings its attempt starts and ends together; they are fetched
+ * once after the burst, not once each.
+ */
+const SUMMARY_DELAY_MS = 250;
+let summaryTimer: ReturnType<typeof setTimeout> | undefined;
+function scheduleSummary(): void {
+  summaryTimer ??= setTimeout(() => {
+    summaryTimer = undefined;
+    void refreshSummary();
+  }, SUMMARY_DELAY_MS);
+}
+
 const tabs = new Tabs(byId('detail').querySelector('[role="tablist"]') as HTMLElement, (id) => {
   if (id === 'changes') void renderChanges(byId('changes-body'), api, execution);
   if (id === 'events') byId('timeline').focus();
@@ -106,7 +119,7 @@ openEventStream({
       sendStatus.textContent = `Delivered to ${event.harness ?? 'the harness'} (turn ${awaitedTurn}).`;
       awaitedTurn = undefined;
     }
-    if (CHANGES_SUMMARY.has(event.type)) void refreshSummary();
+    if (CHANGES_SUMMARY.has(event.type)) scheduleSummary();
   },
   onError: (error) => {
     byId('detail-status').textContent = `Event stream: ${error instanceof Error ? error.message : String(error)}`;
