@@ -99,7 +99,13 @@ describe.skipIf(!available)('the Workbench in Chromium', () => {
     await page.waitForURL(`**/executions/${execution}`);
 
     // Events: `n` jumps from one switch-related event to the next.
-    await page.keyboard.press('2');
+    // The page's keys work once its module has connected; `2` again is harmless.
+    await expect
+      .poll(async () => {
+        await page.keyboard.press('2');
+        return page.locator('#panel-events').isVisible();
+      })
+      .toBe(true);
     const selected = page.locator('#timeline [role="option"][aria-selected="true"]');
     // The switch and the next attempt's start are on screen (they arrive live, one after the other).
     await expect
