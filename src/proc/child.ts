@@ -9,7 +9,7 @@
  */
 import { type ChildProcessByStdio, spawn } from 'node:child_process';
 import { statSync } from 'node:fs';
-import type { Readable } from 'node:stream';
+import type { Readable, Writable } from 'node:stream';
 import { signalGroup, waitGroupGone } from './group.js';
 
 /**
@@ -50,6 +50,8 @@ export interface ChildSpec {
   readonly cwd: string;
   /** The complete environment of the child; never merged with process.env. */
   readonly env: Readonly<Record<string, string>>;
+  /** Written to the child's stdin, which is then closed; without it stdin is /dev/null. */
+  readonly stdin?: string;
 }
 
 /** Where a child's output goes. Must not throw. */
@@ -70,19 +72,25 @@ export interface Child {
 
 /** Starts `spec` as a group leader. Never throws: a start failure resolves `exited` with `error`. */
 export function startChild(spec: ChildSpec, sinks: ChildSinks): Child {
-  let child: ChildProcessByStdio<null, Readable, Readable>;
+  let child: ChildProcessByStdio<Writable | null, Readable, Readable>;
   try {
     child = spawn(spec.command, [...spec.args], {
       cwd: spec.cwd,
       env: { ...spec.env },
-      stdio: ['ignore', 'pipe', 'pipe'],
+      stdio: [spec.stdin === undefined ? 'ignore' : 'pipe', 'pipe', 'pipe'],
       // A new process group (and session) led by the child, so one signal to -pid reaches all it
       // starts. The child stays referenced: its exit must keep reaching us.
       detached: true,
-    });
+      // The stdio array picks stdout and stderr as pipes; stdin is a pipe only with input.
+    }) as ChildProcessByStdio<Writable | null, Readable, Readable>;
   } catch (error) {
     // Synchronous failures are invalid arguments (e.g. a NUL byte in argv).
     return { pid: undefined, exited: Promise.resolve(startFailure(error, spec.cwd)), signal: () => {} };
+  }
+  if (child.stdin) {
+    // A child that exits without reading its input breaks the pipe: that is its business, not an error here.
+    child.stdin.on('error', () => {});
+    child.stdin.end(spec.stdin);
   }
   const pid = child.pid;
   let settled = false;
@@ -100,7 +108,7 @@ export function startChild(spec: ChildSpec, sinks: ChildSinks): Child {
 }
 
 async function watch(
-  child: ChildProcessByStdio<null, Readable, Readable>,
+  child: ChildProcessByStdio<Writable | null, Readable, Readable>,
   cwd: string,
   sinks: ChildSinks,
 ): Promise<ProcessExit> {

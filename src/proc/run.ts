@@ -12,6 +12,8 @@ export interface CommandOptions {
   readonly env?: Readonly<Record<string, string>>;
   /** After this long the command's group is killed and the result marked `timedOut`. */
   readonly timeoutMs: number;
+  /** Written to the command's stdin (then closed); without it stdin is /dev/null. */
+  readonly input?: string;
 }
 
 export interface CommandResult extends ProcessExit {
@@ -23,7 +25,7 @@ export interface CommandResult extends ProcessExit {
   readonly timedOut: boolean;
 }
 
-/** Runs `command` with `args` (argv, no shell, stdin ignored). Never rejects; see `ProcessExit`. */
+/** Runs `command` with `args` (argv, no shell). Never rejects; see `ProcessExit`. */
 export async function runCommand(
   command: string,
   args: readonly string[],
@@ -31,7 +33,13 @@ export async function runCommand(
 ): Promise<CommandResult> {
   const chunks: Record<StreamName, Buffer[]> = { stdout: [], stderr: [] };
   const child = startChild(
-    { command, args, cwd: options.cwd, env: options.env ?? inheritedEnv() },
+    {
+      command,
+      args,
+      cwd: options.cwd,
+      env: options.env ?? inheritedEnv(),
+      ...(options.input !== undefined && { stdin: options.input }),
+    },
     { onData: (stream, chunk) => chunks[stream].push(chunk), onEnd: () => {} },
   );
   let timedOut = false;

@@ -5,6 +5,7 @@
  * `write_file`/`run_shell_command`, OpenCode `write`/`bash`. A `write` falls back to a shell command
  * that writes the file when no file-writing tool is offered. Pure.
  */
+import { shellQuote } from '../../core/shell-words.js';
 
 /** A tool a request offered. `freeform`: it takes raw text, not JSON (a Responses `custom` tool). */
 export interface OfferedTool {
@@ -25,11 +26,6 @@ const json = (name: string, args: Record<string, unknown>): ToolCall => ({ name,
 export function addFilePatch(path: string, content: string): string {
   const lines = content.endsWith('\n') ? content.slice(0, -1).split('\n') : content.split('\n');
   return `*** Begin Patch\n*** Add File: ${path}\n${lines.map((line) => `+${line}`).join('\n')}\n*** End Patch\n`;
-}
-
-/** Quotes `text` as one POSIX shell word. */
-function shellQuote(text: string): string {
-  return `'${text.replaceAll("'", `'\\''`)}'`;
 }
 
 /** A shell command that writes `content` to `path` exactly, creating its folder. */

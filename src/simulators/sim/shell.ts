@@ -5,16 +5,6 @@
  */
 import { spawn, spawnSync } from 'node:child_process';
 
-/** Quotes one word for a POSIX shell: `it's` → `'it'\''s'`. */
-export function shellQuote(word: string): string {
-  return `'${word.replaceAll("'", "'\\''")}'`;
-}
-
-/** Writes one word for a shell command line: as is when it is plainly safe, quoted otherwise. */
-export function shellWord(word: string): string {
-  return /^[A-Za-z0-9_./:@%+=,-]+$/.test(word) ? word : shellQuote(word);
-}
-
 /** What a shell command did. `output` interleaves stdout and stderr in arrival order. */
 export interface ShellRun {
   readonly exitCode: number;
