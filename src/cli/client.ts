@@ -23,7 +23,7 @@ import {
 } from '../core/errors.js';
 import { type HomePaths, harmflowHome } from '../core/home.js';
 import { isExecutionId } from '../core/ids.js';
-import type { TaskFile } from '../core/task.js';
+import type { TaskFileInput } from '../core/task.js';
 import { tokenFile } from '../server/token.js';
 import type { ExecutionRecord } from '../store/store.js';
 import { AdmissionStatus, ExecutionBody, ExecutionWithAttempts, Stopping, Turn } from './client-schemas.js';
@@ -72,7 +72,7 @@ export interface ClientOptions {
 export interface ServiceClient {
   readonly url: string;
   /** `POST /api/executions`: the task's `repo` and `simulate` paths must be absolute. */
-  submit(task: TaskFile): Promise<ExecutionRecord>;
+  submit(task: TaskFileInput): Promise<ExecutionRecord>;
   /** `GET /api/executions/:id`. */
   execution(id: string): Promise<ExecutionWithAttempts>;
   /** `POST /api/executions/:id/messages`. */

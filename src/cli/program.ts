@@ -3,6 +3,7 @@ import { Command } from 'commander';
 import { registerAdmission } from './admission.js';
 import { registerCancel } from './cancel.js';
 import { registerDemo } from './demo.js';
+import { registerGate } from './gate.js';
 import { registerHarnesses } from './harnesses.js';
 import { registerRecords } from './records.js';
 import { registerRun } from './run.js';
@@ -34,6 +35,7 @@ export function buildProgram(): Command {
   registerAdmission(program);
   registerStop(program);
   registerWorkflow(program);
+  registerGate(program);
   for (const command of program.commands) command.exitOverride();
   return program;
 }

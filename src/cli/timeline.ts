@@ -79,6 +79,14 @@ function describe(record: EventRecord): string | undefined {
       return `HEAD ${record.data.head.slice(0, 7)}, ${record.data.commits.length} commit(s) since base, ${record.data.changedFiles.length} uncommitted${record.data.remote ? `, ${record.data.remote.remote}/${record.data.remote.branch} at ${record.data.remote.sha.slice(0, 7)}` : ''} (${Math.round(record.data.durationMs)} ms)`;
     case 'context.written':
       return record.data.path;
+    case 'gate.denied':
+      return `${record.data.gate} refused ${record.data.tool}: ${record.data.message}`;
+    case 'gate.failed':
+      return `${record.data.gate} failed on ${record.data.event}${record.data.tool ? ` ${record.data.tool}` : ''} (${record.data.decision} instead): ${record.data.error}`;
+    case 'gate.flagged':
+      return `${record.data.gate} would have refused ${record.data.tool} (no hooks: seen after it ran): ${record.data.message}`;
+    case 'gate.noted':
+      return `${record.data.tool}: ${record.data.notes.join('; ')}`;
     case 'failover':
       return `${record.data.from} → ${record.data.to} (${record.data.reason}; switch ${record.data.switchNumber} of ${record.data.maxSwitches})`;
     case 'attempt.ended':

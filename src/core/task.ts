@@ -6,6 +6,7 @@
  */
 import { z } from 'zod';
 import { parseDuration } from './duration.js';
+import { GatesConfig, type GatesSettings } from './gates-config.js';
 import { HARNESS_NAMES, HarnessName, isSimulatedHarness, Outcome, SIMULATED_HARNESSES } from './outcome.js';
 
 const harnessName = z.enum(HARNESS_NAMES, {
@@ -66,8 +67,13 @@ export const TaskFile = z.strictObject({
     .array(switchable)
     .default([])
     .describe('outcomes that switch harness besides quota_exhausted (e.g. rate_limited, overloaded)'),
+  gates: GatesConfig.default(GatesConfig.parse({})).describe(
+    'checks around every tool call of every attempt, whichever harness runs it (docs/gates.md)',
+  ),
 });
 export type TaskFile = z.infer<typeof TaskFile>;
+/** A task file as written, before defaults: what a client may send. */
+export type TaskFileInput = z.input<typeof TaskFile>;
 
 /** One link of the chain, normalized; paths are absolute. */
 export interface HarnessSpec {
@@ -90,6 +96,8 @@ export interface Task {
   readonly timeoutMs: number;
   readonly interruptBudgetMs?: number;
   readonly switchOn: ReadonlySet<Outcome>;
+  /** The gates around every attempt's tool calls. */
+  readonly gates: GatesSettings;
 }
 
 /** Normalizes a validated task file; `resolvePath` makes file-relative paths absolute. */
@@ -115,6 +123,7 @@ export function resolveTask(file: TaskFile, resolvePath: (path: string) => strin
     timeoutMs: parseDuration(file.timeout) ?? 0,
     ...(file.interruptBudget !== undefined && { interruptBudgetMs: parseDuration(file.interruptBudget) ?? 0 }),
     switchOn: new Set<Outcome>(['quota_exhausted', ...file.failoverOn]),
+    gates: file.gates,
   };
 }
 
@@ -144,6 +153,8 @@ export const StoredTask = z.object({
   timeoutMs: z.number().min(0),
   interruptBudgetMs: z.number().min(0).optional(),
   switchOn: z.array(Outcome),
+  /** Absent in tasks stored before gates existed: they get the defaults. */
+  gates: GatesConfig.optional(),
 });
 
 /** The store's JSON form of a task. */
@@ -174,5 +185,6 @@ export function taskFromStore(definition: unknown): Task {
     timeoutMs: stored.timeoutMs,
     ...(stored.interruptBudgetMs !== undefined && { interruptBudgetMs: stored.interruptBudgetMs }),
     switchOn: new Set(stored.switchOn),
+    gates: stored.gates ?? GatesConfig.parse({}),
   };
 }

@@ -163,6 +163,38 @@ export const EventPayloads = {
     durationMs: z.number(),
   }),
   'context.written': z.object({ path: z.string(), attempts: z.int() }),
+  /** A gate refused a tool call before it ran; `message` is what the agent was told. */
+  'gate.denied': z.object({
+    gate: z.string(),
+    tool: z.string(),
+    toolId: z.string().optional(),
+    message: z.string(),
+  }),
+  /**
+   * A gate could not decide (bad hook input, a crash, a timeout, an answer it could not read), and what
+   * the runner answered instead: allow, or deny when the gate fails closed. `gate` is `runner` for the
+   * gate runner itself.
+   */
+  'gate.failed': z.object({
+    gate: z.string(),
+    event: z.enum(['PreToolUse', 'PostToolUse', 'Stop']),
+    error: z.string(),
+    decision: z.enum(['allow', 'deny']),
+    tool: z.string().optional(),
+    toolId: z.string().optional(),
+  }),
+  /**
+   * A call a gate would have refused, seen on the stream of a harness that has no hooks: it ran, so
+   * this records it for the reader (and the handoff), it did not stop it.
+   */
+  'gate.flagged': z.object({
+    gate: z.string(),
+    tool: z.string(),
+    toolId: z.string().optional(),
+    message: z.string(),
+  }),
+  /** What the gates could not check about an allowed call, each note prefixed with its gate's name. */
+  'gate.noted': z.object({ tool: z.string(), toolId: z.string().optional(), notes: z.array(z.string()) }),
   failover: z.object({
     from: z.string(),
     to: z.string(),

@@ -25,7 +25,9 @@ import type { ExecutionState, Outcome } from '../core/outcome.js';
 import type { Task } from '../core/task.js';
 import { getAdapter } from '../harnesses/registry.js';
 import type { Store } from '../store/store.js';
+import { baseBranchOf } from '../workspace/base-branch.js';
 import { inspectWorkspace, type WorkspaceSnapshot } from '../workspace/inspect.js';
+import { gatesEnabled, writeAttemptGates } from './attempt-gates.js';
 import { AttemptObserver } from './attempt-observer.js';
 import type { AttemptContext, ExecutionContext } from './context-schema.js';
 import type { ExecutionControl } from './control.js';
@@ -118,6 +120,8 @@ export async function drive(input: DriveInput, options: DriveOptions): Promise<D
   let end: DriveEnd = { state: 'failed' };
   let endMessage = '';
   let before = await inspect(worktree, baseSha, branch, recorder);
+  const gates = gatesEnabled(task.gates) ? task.gates : undefined;
+  const baseBranch = gates && (await baseBranchOf(task.repo, task.baseRef));
   /** Turns this drive delivered: one seen again was not finished by an attempt that switched. */
   const delivered = new Set<string>();
   let resumeSession = input.resumeSession;
@@ -176,6 +180,20 @@ export async function drive(input: DriveInput, options: DriveOptions): Promise<D
         ref,
       );
 
+      if (gates !== undefined) {
+        writeAttemptGates({
+          execution: id,
+          attempt: number,
+          harness: spec.harness,
+          attemptDir: home.attemptDir(id, number),
+          eventsPath: home.eventsFile(id),
+          settings: gates,
+          worktree,
+          branch,
+          baseBranch,
+          earlier: progress.attempts,
+        });
+      }
       const observer = new AttemptObserver(task.name, worktree);
       observer.sessionId = continued?.sessionId;
       liveUsage = new LiveUsage(store, { execution: id, number }, () => observer.usage);
@@ -213,6 +231,7 @@ export async function drive(input: DriveInput, options: DriveOptions): Promise<D
           hostEnv: options.hostEnv,
           recorder,
           observer,
+          ...(gates !== undefined && { gates }),
           ...(options.signal && { signal: options.signal }),
           ...(options.suspend && { suspend: options.suspend }),
           ...(options.control && { control: options.control }),

@@ -24,9 +24,24 @@ export class Recorder {
     private readonly listener?: (record: EventRecord) => void,
   ) {}
 
+  /** True when a listener takes the records (then the engine relays those other processes append). */
+  get hasListener(): boolean {
+    return this.listener !== undefined;
+  }
+
+  /** Hands a record another process appended to the log (a gate's) to the listener; writes nothing. */
+  relay(record: EventRecord): void {
+    this.listener?.(record);
+  }
+
   /** Appends a record made by the engine; pass `attempt` when it concerns one. */
   executor<T extends EventType>(type: T, data: EventData<T>, attempt?: AttemptRef): void {
     this.write('executor', type, data, attempt);
+  }
+
+  /** Appends a record of the gates that ran in this process (on a harness's stream, after the fact). */
+  gate<T extends EventType>(type: T, data: EventData<T>, attempt: AttemptRef): void {
+    this.write('gate', type, data, attempt);
   }
 
   /** Appends a record parsed from a harness's output. */

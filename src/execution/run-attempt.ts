@@ -7,15 +7,20 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { TaskFileError } from '../core/errors.js';
+import type { GatesSettings } from '../core/gates-config.js';
 import { isSimulatedHarness, SIMULATED_HARNESSES } from '../core/outcome.js';
 import type { HarnessSpec } from '../core/task.js';
 import type { HarnessEvent } from '../events/schema.js';
+import { readAttemptGates } from '../gates/attempt-file.js';
+import { GATE_DIR_ENV, gateArgv, gateShellCommand } from '../gates/command.js';
 import type { Classification, HarnessAdapter } from '../harnesses/adapter.js';
 import { type InterruptSignal, spawnProcess } from '../proc/spawn.js';
 import { simulatedCommand } from '../simulators/launch.js';
 import type { AttemptObserver } from './attempt-observer.js';
 import type { ExecutionControl } from './control.js';
+import { GateRecordRelay } from './gate-relay.js';
 import type { AttemptRef, Recorder } from './recorder.js';
+import { StreamGates } from './stream-gates.js';
 
 export interface AttemptInput {
   readonly ref: AttemptRef;
@@ -49,6 +54,12 @@ export interface AttemptInput {
   readonly control?: ExecutionControl;
   readonly recorder: Recorder;
   readonly observer: AttemptObserver;
+  /**
+   * The task's gates, when any is on: the attempt's gates file is written (attempt-gates.ts), and the
+   * harness calls the gate runner through its hooks, or, for a harness without hooks, the gates run
+   * on its event stream after the fact (stream-gates.ts).
+   */
+  readonly gates?: GatesSettings;
   /** Called right after the harness process is spawned, with its pid (= its process group id). */
   readonly onSpawned?: (pid: number) => void;
 }
@@ -90,12 +101,25 @@ export async function runAttempt(input: AttemptInput): Promise<AttemptResult> {
   if (input.suspend?.aborted) return ended(started, SUSPENDED, null, null);
 
   const events: HarnessEvent[] = [];
+  const hooked = input.gates !== undefined && input.adapter.hooks !== undefined;
+  // The gates record operations themselves after every call; the engine then only tracks them for context.json.
+  const gatesRecordOperations =
+    hooked && input.gates?.operations === true && input.adapter.hooks?.events.includes('PostToolUse');
+  const attemptGates = input.gates === undefined ? undefined : readAttemptGates(input.attemptDir);
+  const streamGates = attemptGates && !hooked ? new StreamGates(attemptGates, input.recorder, input.ref) : undefined;
+  const relay =
+    attemptGates && hooked && input.recorder.hasListener
+      ? new GateRecordRelay(attemptGates.eventsPath, (record) => input.recorder.relay(record))
+      : undefined;
   const onStdout = (line: string) => {
     const parsed = parser(line);
     for (const event of parsed) {
       events.push(event);
       input.recorder.harness(event, input.ref);
-      for (const operation of input.observer.observe(event)) input.recorder.executor('operation', operation, input.ref);
+      const operations = input.observer.observe(event);
+      if (!gatesRecordOperations)
+        for (const operation of operations) input.recorder.executor('operation', operation, input.ref);
+      streamGates?.observe(event);
     }
   };
   const parser = input.adapter.createParser();
@@ -144,6 +168,7 @@ export async function runAttempt(input: AttemptInput): Promise<AttemptResult> {
     interrupt({ outcome: 'switched', message: 'a switch to the next harness was requested' }),
   );
   const exit = await child.exited;
+  await relay?.stop();
   clearTimeout(timer);
   input.signal?.removeEventListener('abort', onAbort);
   input.suspend?.removeEventListener('abort', onSuspend);
@@ -170,7 +195,7 @@ function harnessCommand(input: AttemptInput, homeDir: string) {
     if (value !== undefined) env[name] = value;
   }
   Object.assign(env, input.spec.env);
-  const command = input.adapter.command({
+  let command = input.adapter.command({
     prompt: input.prompt,
     cwd: input.worktree,
     homeDir,
@@ -180,6 +205,16 @@ function harnessCommand(input: AttemptInput, homeDir: string) {
     path: input.path,
     ...(input.resumeSessionId !== undefined && { resumeSessionId: input.resumeSessionId }),
   });
+  if (input.gates !== undefined && input.adapter.hooks !== undefined) {
+    const env = { [GATE_DIR_ENV]: input.attemptDir };
+    const installed = input.adapter.hooks.install(command, {
+      shellCommand: gateShellCommand,
+      argv: gateArgv,
+      homeDir,
+      env,
+    });
+    command = { ...installed, env: { ...installed.env, ...env } };
+  }
   if (input.spec.simulate === undefined) return command;
   if (!isSimulatedHarness(input.adapter.name)) {
     throw new TaskFileError(

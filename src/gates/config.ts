@@ -1,150 +1,16 @@
 /**
- * The `gates:` section of a task file: which gates run around the harness's tool calls and how.
- * `GatesConfig` validates it as written (unknown keys are errors, as in the rest of the task file);
- * `resolveGates` turns it (or its absence) into the `ResolvedGates` that `evaluate` and the gate
- * runner use. Every built-in gate is on unless the task turns it off. Example:
- *
- * ```yaml
- * gates:
- *   workspace: { allowPaths: ["~/.cache/my-tool"] }
- *   commands:
- *     allow: [push-base]
- *     deny: [{ pattern: "^npm publish\\b", message: "Publishing is done by the release job." }]
- *   custom: [{ name: lint-staged, command: "./scripts/gate.sh", events: [PreToolUse] }]
- * ```
+ * A task's `gates:` section, validated and normalized in one step: for the engine, the CLI and tests,
+ * which may load zod. The gate runner uses `resolveSettings` (resolve.ts) on settings already valid.
  */
-import { z } from 'zod';
-import { COMMAND_RULES, type CommandsOptions } from './builtin/commands.js';
-import type { WorkspaceOptions } from './builtin/workspace.js';
+import { GatesConfig } from '../core/gates-config.js';
+import { type ResolvedGates, resolveSettings } from './resolve.js';
 
-/**
- * How long a custom gate may take by default. 5 s: a gate runs before every matching tool call and
- * the agent waits for it, so a check that needs longer belongs in a test run, not in a gate.
- */
-export const DEFAULT_CUSTOM_TIMEOUT_MS = 5000;
-
-const pattern = z
-  .string()
-  .min(1)
-  .refine(
-    (source) => {
-      try {
-        new RegExp(source);
-        return true;
-      } catch {
-        return false;
-      }
-    },
-    { message: 'not a valid regular expression' },
-  );
-
-const allowPath = z
-  .string()
-  .regex(/^(?:\/|~\/|~$)/, 'give an absolute path or one under ~/')
-  .describe('a place outside the worktree where writes are allowed: absolute, or under ~/');
-
-const CustomGate = z.strictObject({
-  name: z
-    .string()
-    .regex(/^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/, 'use letters, digits, ".", "_" or "-" (at most 64)')
-    .describe('names the gate in the event log and in its deny messages'),
-  command: z
-    .string()
-    .min(1)
-    .describe("a shell command the gate runner runs with the hook's JSON on stdin, in the worktree"),
-  events: z
-    .array(z.enum(['PreToolUse', 'PostToolUse']))
-    .min(1)
-    .default(['PreToolUse'])
-    .describe('the hook events it runs on (only PreToolUse can deny)'),
-  failClosed: z
-    .boolean()
-    .optional()
-    .describe(
-      'deny the call when the gate crashes, times out or answers nonsense (default: the gates-wide failClosed)',
-    ),
-  timeoutMs: z
-    .int()
-    .min(1)
-    .default(DEFAULT_CUSTOM_TIMEOUT_MS)
-    .describe('how long it may run before it counts as failed, in milliseconds'),
-});
-export type CustomGate = z.infer<typeof CustomGate>;
-
-/** The `gates:` section as written. */
-export const GatesConfig = z.strictObject({
-  operations: z
-    .boolean()
-    .default(true)
-    .describe('record commits, pushes, pull requests and test runs from finished tool calls (PostToolUse)'),
-  workspace: z
-    .union([z.boolean(), z.strictObject({ allowPaths: z.array(allowPath).default([]) })])
-    .default(true)
-    .describe('deny file changes outside the worktree (the temp directory and allowPaths excepted)'),
-  commands: z
-    .union([
-      z.boolean(),
-      z.strictObject({
-        deny: z
-          .array(
-            z.strictObject({
-              pattern: pattern.describe('a regular expression tested against each simple command'),
-              message: z.string().min(1).describe('what the agent is told when the pattern refuses a command'),
-            }),
-          )
-          .default([])
-          .describe('more commands to deny'),
-        allow: z
-          .array(z.enum(COMMAND_RULES))
-          .default([])
-          .describe(`default rules to turn off: ${COMMAND_RULES.join(', ')}`),
-      }),
-    ])
-    .default(true)
-    .describe('deny dangerous commands: force-push or push to the base branch, rm -r outside, curl | sh'),
-  nothingTwice: z
-    .boolean()
-    .default(true)
-    .describe("deny a second pull request for the branch and a push that rewrites an earlier attempt's push"),
-  custom: z.array(CustomGate).default([]).describe("the task's own gate programs, run after the built-in gates"),
-  failClosed: z
-    .boolean()
-    .default(false)
-    .describe('deny a tool call when a gate cannot decide (bad hook input, a crashed gate); default: allow and record'),
-});
-export type GatesConfig = z.input<typeof GatesConfig>;
-
-/** The gates of an execution, normalized: a gate is its options, or false when it is off. */
-export interface ResolvedGates {
-  readonly operations: boolean;
-  readonly workspace: WorkspaceOptions | false;
-  readonly commands: CommandsOptions | false;
-  readonly nothingTwice: boolean;
-  /** Run by the gate runner after the built-in gates allowed the call; `evaluate` does not run them. */
-  readonly custom: readonly (Omit<CustomGate, 'failClosed'> & { readonly failClosed: boolean })[];
-  readonly failClosed: boolean;
-}
+export type { ResolvedGates } from './resolve.js';
 
 /**
  * Validates a task's `gates:` section (absent: every built-in gate on) and normalizes it. Throws the
  * ZodError of an invalid section; the task-file loader turns it into its own error.
  */
 export function resolveGates(section: unknown): ResolvedGates {
-  const gates = GatesConfig.parse(section ?? {});
-  const workspace = gates.workspace === true ? { allowPaths: [] } : gates.workspace;
-  const commands =
-    gates.commands === true
-      ? { deny: [], allow: [] }
-      : gates.commands && {
-          deny: gates.commands.deny.map(({ pattern, message }) => ({ pattern: new RegExp(pattern), message })),
-          allow: gates.commands.allow,
-        };
-  return {
-    operations: gates.operations,
-    workspace,
-    commands,
-    nothingTwice: gates.nothingTwice,
-    custom: gates.custom.map((gate) => ({ ...gate, failClosed: gate.failClosed ?? gates.failClosed })),
-    failClosed: gates.failClosed,
-  };
+  return resolveSettings(GatesConfig.parse(section ?? {}));
 }

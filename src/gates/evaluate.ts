@@ -21,12 +21,12 @@ import { commandsGate } from './builtin/commands.js';
 import { nothingTwiceGate } from './builtin/nothing-twice.js';
 import { operationsGate } from './builtin/operations.js';
 import { workspaceGate } from './builtin/workspace.js';
-import type { ResolvedGates } from './config.js';
 import type { GateFacts } from './facts.js';
+import type { ResolvedGates } from './resolve.js';
 import type { ToolCall, ToolResult } from './tool-call.js';
 import { ALLOW, type Verdict } from './verdict.js';
 
-/** One hook event, as `parseHookInput` gives it (its extra fields are ignored). */
+/** One hook event, as a hook dialect gives it (only `event`, `call` and `result` are read). */
 export type GateInput =
   | { readonly event: 'PreToolUse'; readonly call: ToolCall }
   | { readonly event: 'PostToolUse'; readonly call: ToolCall; readonly result: ToolResult }
@@ -35,6 +35,8 @@ export type GateInput =
 export interface GateEvaluation {
   /** What to answer the harness. Always allow for `PostToolUse` and `Stop`. */
   readonly verdict: Verdict;
+  /** The gate that denied, when one did. */
+  readonly gate?: string;
   /** Operations the call performed (`PostToolUse` with the `operations` gate on), for `operation` events. */
   readonly operations: OperationData[];
   /** For the event log: each prefixed with the gate's name; what the gates could not check. */
@@ -53,7 +55,7 @@ export function evaluate(input: GateInput, facts: GateFacts, gates: ResolvedGate
   const notes: string[] = [];
   for (const gate of denyGates(facts, gates)) {
     const verdict = gate.run(input.call);
-    if (verdict.decision === 'deny') return { verdict, operations: [], notes };
+    if (verdict.decision === 'deny') return { verdict, gate: gate.name, operations: [], notes };
     for (const note of verdict.notes ?? []) notes.push(`${gate.name}: ${note}`);
   }
   return { verdict: ALLOW, operations: [], notes };

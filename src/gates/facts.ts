@@ -4,6 +4,7 @@
  * requests). The gate runner gathers them (from the execution's record, context.json and, when it
  * asks, the forge) and passes them in; the gates never read files or ask anyone. Plain data.
  */
+import type { OperationData } from '../events/schema.js';
 
 /** A push HarmFlow knows of: reported by an attempt or observed with git. */
 export interface KnownPush {
@@ -96,4 +97,49 @@ export function earlierWork(context: EarlierAttempts): Pick<GateFacts, 'pushes' 
     }
   }
   return { pushes: [...pushes.values()], pullRequests: [...pullRequests.values()] };
+}
+
+/** A push or pull request a call was seen to make. */
+export type SeenWork = { readonly push: KnownPush } | { readonly pullRequest: KnownPullRequest };
+
+/**
+ * The pushes and pull requests among a finished call's operations, credited to `by`. A push that
+ * names no branch went to the execution's `branch` (a bare `git push`).
+ */
+export function workSeen(
+  operations: readonly OperationData[],
+  branch: string,
+  by: { readonly attempt: number; readonly harness: string },
+): SeenWork[] {
+  const seen: SeenWork[] = [];
+  for (const operation of operations) {
+    if (operation.kind === 'push' && operation.ok && operation.remote !== undefined) {
+      seen.push({ push: { remote: operation.remote, branch: operation.branch ?? branch, ...by } });
+    }
+    if (operation.kind === 'pull_request' && operation.ok && operation.url !== undefined) {
+      const number = operation.number;
+      seen.push({ pullRequest: { url: operation.url, ...(number !== undefined && { number }), ...by } });
+    }
+  }
+  return seen;
+}
+
+/**
+ * `facts` with `seen` added in order: a remote branch seen pushed replaces the older push of it, a
+ * pull request is added once per URL.
+ */
+export function withSeen(facts: GateFacts, seen: readonly SeenWork[]): GateFacts {
+  if (seen.length === 0) return facts;
+  const pushes = [...facts.pushes];
+  const pullRequests = [...facts.pullRequests];
+  for (const work of seen) {
+    if ('push' in work) {
+      const at = pushes.findIndex((known) => known.remote === work.push.remote && known.branch === work.push.branch);
+      if (at >= 0) pushes.splice(at, 1);
+      pushes.push(work.push);
+    } else if (!pullRequests.some((known) => known.url === work.pullRequest.url)) {
+      pullRequests.push(work.pullRequest);
+    }
+  }
+  return { ...facts, pushes, pullRequests };
 }

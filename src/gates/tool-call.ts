@@ -1,6 +1,6 @@
 /**
  * The harness-neutral view of one tool call and its result that every gate reads. The hook input of
- * a harness (today Claude Code's, `hook-input.ts`) is normalized into these; a gate never sees a
+ * a harness (its hook dialect, src/harnesses/<harness>/hook-dialect.ts) is normalized into these; a gate never sees a
  * harness's own tool names or input shapes. Plain data, no behaviour.
  */
 

@@ -6,6 +6,7 @@
  */
 import type { HarnessName, Outcome } from '../core/outcome.js';
 import type { HarnessEvent } from '../events/schema.js';
+import type { HarnessHooks } from './hooks.js';
 
 /** What the engine knows when it builds a command line for one turn. */
 export interface CommandInput {
@@ -76,4 +77,9 @@ export interface HarnessAdapter {
    */
   createStderrWatcher?(): (line: string) => Classification | undefined;
   classify(input: ClassifyInput): Classification;
+  /**
+   * How the gates are installed, when the CLI calls hooks around its tool calls (src/harnesses/hooks.ts).
+   * Absent: the gates run on the attempt's event stream after the fact, recording, not blocking.
+   */
+  readonly hooks?: HarnessHooks;
 }

@@ -39,6 +39,20 @@ export function describeEvent(record: EventRecord): string {
       );
     case 'tool.result':
       return `${d.ok === true ? 'ok' : 'failed'}${number('exitCode') !== undefined ? ` (exit ${number('exitCode')})` : ''}`;
+    case 'gate.denied':
+      return clip(`gate ${text('gate') ?? '?'} refused ${text('tool') ?? 'a call'}: ${text('message') ?? ''}`);
+    case 'gate.flagged':
+      return clip(
+        `gate ${text('gate') ?? '?'} would have refused ${text('tool') ?? 'a call'} (seen after it ran): ${text('message') ?? ''}`,
+      );
+    case 'gate.failed':
+      return clip(
+        `gate ${text('gate') ?? '?'} failed on ${text('event') ?? '?'} (${text('decision') ?? '?'} instead): ${text('error') ?? ''}`,
+      );
+    case 'operation':
+      return clip(
+        `${text('kind') ?? 'operation'}${text('command') ? ` ${text('command')}` : ''}${d.ok === false ? ' (failed)' : ''}`,
+      );
     case 'usage':
       return `${number('inputTokens') ?? 0} tokens in, ${number('outputTokens') ?? 0} out${number('costUsd') !== undefined ? `, $${(number('costUsd') as number).toFixed(4)}` : ''}`;
     case 'execution.ended':

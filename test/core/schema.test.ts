@@ -104,6 +104,7 @@ describe('schemas/task.schema.json', () => {
       'timeout',
       'interruptBudget',
       'failoverOn',
+      'gates',
     ]);
     expect(schema.properties?.repo?.default).toBe('.');
     expect(schema.properties?.baseRef?.default).toBe('HEAD');

@@ -48,6 +48,14 @@ describe('loadTaskFile', () => {
       maxSwitches: 0,
       timeoutMs: 30 * 60_000,
       switchOn: new Set(['quota_exhausted']),
+      gates: {
+        operations: true,
+        workspace: true,
+        commands: true,
+        nothingTwice: true,
+        custom: [],
+        failClosed: false,
+      },
     });
   });
 
@@ -72,6 +80,10 @@ describe('loadTaskFile', () => {
         '  - { harness: codex, model: gpt-5.5, simulate: /abs/codex.yaml }',
         'timeout: 1h30m',
         'failoverOn: [rate_limited, overloaded]',
+        'gates:',
+        '  commands: { allow: [push-base] }',
+        '  custom: [{ name: lint, command: ./gate.sh }]',
+        '  failClosed: true',
       ].join('\n'),
     );
     const folder = join(root, `${files}`);
@@ -95,6 +107,14 @@ describe('loadTaskFile', () => {
       maxSwitches: 2,
       timeoutMs: 90 * 60_000,
       switchOn: new Set(['quota_exhausted', 'rate_limited', 'overloaded']),
+      gates: {
+        operations: true,
+        workspace: true,
+        commands: { deny: [], allow: ['push-base'] },
+        nothingTwice: true,
+        custom: [{ name: 'lint', command: './gate.sh', events: ['PreToolUse'], timeoutMs: 5000 }],
+        failClosed: true,
+      },
     });
   });
 

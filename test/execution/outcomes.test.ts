@@ -66,8 +66,9 @@ describe('a real harness on PATH', () => {
     });
     expect(result.attempts.map((a) => [a.outcome, a.simulated])).toEqual([['failed', false]]);
     expect(result.attempts[0]?.message).toContain('Reached maximum number of turns');
-    // The raw stdout is kept as the attempt's log.
+    // The raw stdout is kept as the attempt's log, beside the gates file its hooks read.
     expect(readdirSync(bench.home.attemptDir(result.id, 1)).sort()).toEqual([
+      'gates.json',
       'home',
       'pgid',
       'stderr.log',

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { DEFAULT_CUSTOM_TIMEOUT_MS, resolveGates } from '../../src/gates/config.js';
+import { DEFAULT_CUSTOM_TIMEOUT_MS } from '../../src/core/gates-config.js';
+import { resolveGates } from '../../src/gates/config.js';
 
 describe('resolveGates', () => {
   it('turns every built-in gate on when the task has no gates section, and fails open', () => {
@@ -60,7 +61,7 @@ describe('resolveGates', () => {
     [{ commands: { deny: [{ pattern: '(', message: 'x' }] } }, /not a valid regular expression/],
     [{ workspace: { allowPaths: ['relative/dir'] } }, /absolute path or one under ~\//],
     [{ custom: [{ name: 'has space', command: 'x' }] }, /letters, digits/],
-    [{ custom: [{ name: 'x', command: 'x', events: ['Stop'] }] }, /PreToolUse/],
+    [{ custom: [{ name: 'x', command: 'x', events: ['SessionStart'] }] }, /PreToolUse/],
   ])('refuses %j', (section, message) => {
     expect(() => resolveGates(section)).toThrow(message);
   });

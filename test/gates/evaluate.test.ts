@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { resolveGates } from '../../src/gates/config.js';
 import { evaluate } from '../../src/gates/evaluate.js';
-import { parseHookInput } from '../../src/gates/hook-input.js';
+import { claudeHookDialect } from '../../src/harnesses/claude-code/hook-dialect.js';
 import { BRANCH, bash, facts, WORKTREE } from './fixture.js';
 
 const ALL = resolveGates(undefined);
@@ -22,7 +22,9 @@ const preBash = (command: string) =>
 
 describe('evaluate', () => {
   it('allows an ordinary call, from hook JSON through to the verdict', () => {
-    expect(evaluate(parseHookInput(preBash('npm test && git commit -am wip')), facts(), ALL)).toStrictEqual({
+    expect(
+      evaluate(claudeHookDialect.parse('PreToolUse', preBash('npm test && git commit -am wip')), facts(), ALL),
+    ).toStrictEqual({
       verdict: { decision: 'allow' },
       operations: [],
       notes: [],

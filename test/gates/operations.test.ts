@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { operationsGate } from '../../src/gates/builtin/operations.js';
-import { parseHookInput } from '../../src/gates/hook-input.js';
+import { claudeHookDialect } from '../../src/harnesses/claude-code/hook-dialect.js';
 import { bash, WORKTREE, write } from './fixture.js';
 
 /** A PostToolUse hook input for a Bash call, in the shape Claude Code sends. */
@@ -16,7 +16,7 @@ const postBash = (command: string, stdout: string) =>
   });
 
 const fromHook = (text: string) => {
-  const hook = parseHookInput(text);
+  const hook = claudeHookDialect.parse('PostToolUse', text);
   if (hook.event !== 'PostToolUse') throw new Error('expected a PostToolUse input');
   return operationsGate(hook.call, hook.result, { worktree: WORKTREE });
 };

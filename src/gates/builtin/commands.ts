@@ -21,6 +21,7 @@
  * `sh -c '…'` is split too), as written, without here-document bodies. Pure.
  */
 import { join } from 'node:path';
+import { COMMAND_RULES, type CommandRuleId } from '../../core/command-rules.js';
 import { type RunCommand, runCommands } from '../command-line.js';
 import type { GateFacts } from '../facts.js';
 import { gitCommand, hasOption, parseArgs } from '../file-writes.js';
@@ -28,10 +29,6 @@ import { gitPush, type PushTarget } from '../git-push.js';
 import { isInside, wordPath } from '../paths.js';
 import type { ToolCall } from '../tool-call.js';
 import { ALLOW, allowNoting, deny, type Verdict } from '../verdict.js';
-
-/** The default rules, in the order they are checked. */
-export const COMMAND_RULES = ['force-push-base', 'push-base', 'recursive-delete', 'pipe-to-shell'] as const;
-export type CommandRuleId = (typeof COMMAND_RULES)[number];
 
 /** A task's own deny rule. */
 export interface CommandPattern {

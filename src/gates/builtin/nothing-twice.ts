@@ -43,13 +43,31 @@ export function nothingTwiceGate(call: ToolCall, facts: GateFacts): Verdict {
   return ALLOW;
 }
 
-function secondPullRequest(command: RunCommand, facts: GateFacts): string | undefined {
+/**
+ * True when a shell call opens a pull request for the execution's branch: the gate runner then asks
+ * the forge what the branch already has before this gate decides.
+ */
+export function opensPullRequest(call: ToolCall, facts: GateFacts): boolean {
+  if (call.kind !== 'shell' || call.command === undefined) return false;
+  return runCommands(call.command, call.cwd ?? facts.worktree, facts.home).some(
+    (command) => pullRequestOpener(command, facts) !== undefined,
+  );
+}
+
+/** The opener `command` runs for the execution's branch, if it opens a pull request for it. */
+function pullRequestOpener(command: RunCommand, facts: GateFacts): (typeof OPENERS)[number] | undefined {
   const values = command.words.map((word) => word.value);
   const opener = OPENERS.find((candidate) => candidate.words.every((word, index) => values[index] === word));
   if (opener === undefined) return undefined;
   const args = parseArgs(command.words.slice(opener.words.length), new Set(opener.head));
   const head = optionValue(args, ...opener.head)?.value;
   if (head !== undefined && head.slice(head.lastIndexOf(':') + 1) !== facts.branch) return undefined;
+  return opener;
+}
+
+function secondPullRequest(command: RunCommand, facts: GateFacts): string | undefined {
+  const opener = pullRequestOpener(command, facts);
+  if (opener === undefined) return undefined;
   const existing = facts.pullRequests.find((request) => request.state === undefined || request.state === 'open');
   if (existing === undefined) return undefined;
   const id = existing.number === undefined ? existing.url : String(existing.number);

@@ -5,6 +5,7 @@
 import type { HarnessAdapter } from '../adapter.js';
 import { classifyClaude } from './classify.js';
 import { CLAUDE_BINARY, claudeCommand } from './command.js';
+import { claudeHooks } from './hooks.js';
 import { createClaudeParser } from './parse.js';
 
 export const claudeCodeAdapter: HarnessAdapter = {
@@ -14,4 +15,5 @@ export const claudeCodeAdapter: HarnessAdapter = {
   command: claudeCommand,
   createParser: createClaudeParser,
   classify: classifyClaude,
+  hooks: claudeHooks,
 };

@@ -5,6 +5,7 @@
 import type { HarnessAdapter } from '../adapter.js';
 import { classifyCodex } from './classify.js';
 import { CODEX_BINARY, codexCommand } from './command.js';
+import { codexHooks } from './hooks.js';
 import { createCodexParser } from './parse.js';
 
 export const codexAdapter: HarnessAdapter = {
@@ -14,4 +15,5 @@ export const codexAdapter: HarnessAdapter = {
   command: codexCommand,
   createParser: createCodexParser,
   classify: (input) => classifyCodex(input),
+  hooks: codexHooks,
 };

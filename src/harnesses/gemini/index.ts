@@ -6,6 +6,7 @@
 import type { HarnessAdapter } from '../adapter.js';
 import { classifyGemini } from './classify.js';
 import { GEMINI_BINARY, geminiCommand } from './command.js';
+import { geminiHooks } from './hooks.js';
 import { createGeminiParser } from './parse.js';
 import { createGeminiStderrWatcher } from './watch.js';
 
@@ -17,4 +18,5 @@ export const geminiAdapter: HarnessAdapter = {
   createParser: createGeminiParser,
   createStderrWatcher: () => createGeminiStderrWatcher(),
   classify: (input) => classifyGemini(input),
+  hooks: geminiHooks,
 };

@@ -5,6 +5,7 @@
 import type { HarnessAdapter } from '../adapter.js';
 import { classifyOpencode } from './classify.js';
 import { OPENCODE_BINARY, opencodeCommand } from './command.js';
+import { opencodeHooks } from './hooks.js';
 import { createOpencodeParser } from './parse.js';
 import { createOpencodeStderrWatcher } from './stderr.js';
 
@@ -16,4 +17,5 @@ export const opencodeAdapter: HarnessAdapter = {
   createParser: createOpencodeParser,
   createStderrWatcher: () => createOpencodeStderrWatcher(),
   classify: (input) => classifyOpencode(input),
+  hooks: opencodeHooks,
 };

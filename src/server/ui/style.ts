@@ -7,12 +7,12 @@
 export const STYLE = `
 :root {
   --fg: #1b1f24; --muted: #59636e; --bg: #ffffff; --panel: #f6f8fa; --line: #d1d9e0;
-  --accent: #0969da; --bad: #cf222e; --good: #1a7f37; --warn: #9a6700; --switch: #8250df;
+  --accent: #0969da; --bad: #cf222e; --good: #1a7f37; --warn: #9a6700; --switch: #8250df; --gate: #bc4c00;
   font-family: system-ui, -apple-system, "Segoe UI", Roboto, sans-serif; color: var(--fg); background: var(--bg);
 }
 @media (prefers-color-scheme: dark) {
   :root { --fg: #e6edf3; --muted: #9198a1; --bg: #0d1117; --panel: #151b23; --line: #3d444d; --accent: #4493f8;
-    --bad: #f85149; --good: #3fb950; --warn: #d29922; --switch: #ab7df8; }
+    --bad: #f85149; --good: #3fb950; --warn: #d29922; --switch: #ab7df8; --gate: #f0883e; }
 }
 * { box-sizing: border-box; }
 body { margin: 0; line-height: 1.45; }
@@ -45,6 +45,8 @@ div.timeline [role="option"] { display: grid; grid-template-columns: 6.5rem 2.5r
 div.timeline [role="option"][aria-selected="true"] { background: var(--panel); outline: 2px solid var(--accent); outline-offset: -2px; }
 div.timeline [role="option"].switch { border-left: 4px solid var(--switch); }
 div.timeline [role="option"].switch .type { color: var(--switch); font-weight: 700; }
+div.timeline [role="option"].gate { border-left: 4px solid var(--gate); }
+div.timeline [role="option"].gate .type { color: var(--gate); font-weight: 600; }
 div.timeline [role="option"] .detail { grid-column: 1 / -1; white-space: pre-wrap; font-family: ui-monospace, monospace; font-size: .85rem; background: var(--panel); padding: .4rem; border-radius: 4px; }
 .transcript .turn { margin: .6rem 0; padding: .5rem .7rem; border-radius: 8px; border: 1px solid var(--line); }
 .transcript .user { background: var(--panel); }

@@ -6,6 +6,8 @@
  * Unknown flags are accepted and ignored (the real CLIs have many); flags known to take a value have
  * it skipped, so a value is never mistaken for a positional argument.
  */
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
 import { z } from 'zod';
 
 /** A command line `sim` cannot play: no prompt, no `exec`. The message is one line. */
@@ -26,6 +28,8 @@ export interface Invocation {
   readonly sessionId?: string;
   /** Codex `-c …stream_max_retries=N`: how many `Reconnecting...` lines a transient failure prints. */
   readonly streamMaxRetries?: number;
+  /** The file listing the run's hooks: Claude Code `--settings`; Codex `$CODEX_HOME/hooks.json` under the trust flag. */
+  readonly hooksFile?: string;
 }
 
 /** Splits `--flag=value` into its flag and value; other tokens come back whole. */
@@ -77,7 +81,7 @@ const CLAUDE_VALUE_FLAGS: Readonly<Record<string, string>> = {
   '--disallowed-tools': 'other',
   '--max-turns': 'other',
   '--max-budget-usd': 'other',
-  '--settings': 'other',
+  '--settings': 'settings',
   '--mcp-config': 'other',
   '--system-prompt': 'other',
   '--append-system-prompt': 'other',
@@ -96,6 +100,7 @@ export function parseClaudeArgv(argv: readonly string[]): Invocation {
   const model = last(values.get('model'));
   const resumeId = last(values.get('resume'));
   const sessionId = last(values.get('session-id'));
+  const hooksFile = last(values.get('settings'));
   if (sessionId !== undefined && !uuid.safeParse(sessionId).success) {
     throw new InvocationError(`--session-id must be a UUID, got ${JSON.stringify(sessionId)}`);
   }
@@ -104,6 +109,7 @@ export function parseClaudeArgv(argv: readonly string[]): Invocation {
     ...(model !== undefined && { model }),
     ...(resumeId !== undefined && { resumeId }),
     ...(sessionId !== undefined && { sessionId }),
+    ...(hooksFile !== undefined && { hooksFile }),
   };
 }
 
@@ -141,8 +147,14 @@ function streamMaxRetries(configs: readonly string[] | undefined): number | unde
   return found;
 }
 
-/** Parses Codex's argv (without the binary name): everything after `exec`, prompt last. */
-export function parseCodexArgv(argv: readonly string[]): Invocation {
+/** Without it Codex skips every hook nobody trusted in its TUI (docs/harnesses.md, Codex hooks). */
+const CODEX_HOOK_TRUST_FLAG = '--dangerously-bypass-hook-trust';
+
+/**
+ * Parses Codex's argv (without the binary name): everything after `exec`, prompt last. `codexHome`
+ * is `$CODEX_HOME`, where the hooks file lives.
+ */
+export function parseCodexArgv(argv: readonly string[], codexHome?: string): Invocation {
   const exec = argv.indexOf('exec');
   if (exec === -1) throw new InvocationError('codex command line has no `exec` subcommand');
   const prompt = argv.length > exec + 1 ? argv[argv.length - 1] : undefined;
@@ -157,10 +169,13 @@ export function parseCodexArgv(argv: readonly string[]): Invocation {
   }
   const model = last(values.get('model'));
   const retries = streamMaxRetries(values.get('config'));
+  const hooksFile =
+    codexHome !== undefined && argv.includes(CODEX_HOOK_TRUST_FLAG) ? join(codexHome, 'hooks.json') : undefined;
   return {
     prompt,
     ...(model !== undefined && { model }),
     ...(resumeId !== undefined && { resumeId }),
     ...(retries !== undefined && { streamMaxRetries: retries }),
+    ...(hooksFile !== undefined && existsSync(hooksFile) && { hooksFile }),
   };
 }

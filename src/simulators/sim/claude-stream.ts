@@ -126,9 +126,22 @@ export class ClaudeStream implements AgentStream {
   tool(call: ToolCall): ToolLines {
     switch (call.kind) {
       case 'shell': {
-        const use = this.toolUse('Bash', { command: call.command, description: call.description });
+        const input = { command: call.command, description: call.description };
+        const use = this.toolUse('Bash', input);
         return {
           started: [use.line],
+          hook: {
+            id: use.id,
+            name: 'Bash',
+            input,
+            response: (result) => ({
+              stdout: result.stdout ?? '',
+              stderr: result.stderr ?? '',
+              interrupted: false,
+              isImage: false,
+            }),
+          },
+          denied: (reason) => this.deniedLines(use, 'Bash', reason),
           finish: (result) => {
             const output = result.output.replace(/\n$/, '');
             const content = result.ok ? output : `Exit code ${result.exitCode ?? 1}\n${output}`;
@@ -143,9 +156,17 @@ export class ClaudeStream implements AgentStream {
         };
       }
       case 'write': {
-        const use = this.toolUse('Write', { file_path: call.file, content: call.content });
+        const input = { file_path: call.file, content: call.content };
+        const use = this.toolUse('Write', input);
         return {
           started: [use.line],
+          hook: {
+            id: use.id,
+            name: 'Write',
+            input,
+            response: (result) => ({ filePath: call.file, success: result.ok }),
+          },
+          denied: (reason) => this.deniedLines(use, 'Write', reason),
           finish: (result) =>
             result.ok
               ? [
@@ -171,6 +192,13 @@ export class ClaudeStream implements AgentStream {
         const use = this.toolUse('Edit', input);
         return {
           started: [use.line],
+          hook: {
+            id: use.id,
+            name: 'Edit',
+            input,
+            response: (result) => ({ filePath: call.file, success: result.ok }),
+          },
+          denied: (reason) => this.deniedLines(use, 'Edit', reason),
           finish: (result) =>
             result.ok
               ? [
@@ -322,6 +350,11 @@ export class ClaudeStream implements AgentStream {
   private toolUse(name: string, input: object): { id: string; line: object } {
     const id = `toolu_01${base62(22)}`;
     return { id, line: this.assistant([{ type: 'tool_use', id, name, input }]) };
+  }
+
+  /** A call a PreToolUse hook refused: the model's request, then the hook's reason as the tool's error (note §8). */
+  private deniedLines(use: { id: string; line: object }, tool: string, reason: string): object[] {
+    return [use.line, this.toolResult(use.id, `PreToolUse:${tool} hook error: ${reason}`, true, `Error: ${reason}`)];
   }
 
   private toolResult(id: string, content: string, isError: boolean, detail: unknown): object {

@@ -8,10 +8,11 @@
  * as `Reconnecting... n/N (…)` error lines. Token counts are synthetic; Codex reports no cost, and no
  * line names the model (so `-m` changes nothing here).
  */
+
+import { shellQuote } from '../../core/shell-words.js';
 import { openaiRequestId } from './ids.js';
 import { codexResetText } from './reset-time.js';
 import type { PlanItem } from './scenario.js';
-import { shellQuote } from './shell.js';
 import type { AgentStream, EndingOutput, FinalEnding, ToolCall, ToolLines } from './stream.js';
 
 /** Codex's default `stream_max_retries` (reference §4.4): the `n/5` of its `Reconnecting...` lines. */
@@ -76,6 +77,9 @@ export class CodexStream implements AgentStream {
       this.count(command);
       const item = { id, type: 'command_execution', command };
       return {
+        hook: { id, name: 'Bash', input: { command: call.command }, response: (result) => result.output },
+        // A refused call prints no item at all (the model reads the refusal as the call's output).
+        denied: () => [],
         started: [
           { type: 'item.started', item: { ...item, aggregated_output: '', exit_code: null, status: 'in_progress' } },
         ],
@@ -95,7 +99,15 @@ export class CodexStream implements AgentStream {
     const kind = call.kind === 'write' && !call.existed ? 'add' : 'update';
     this.count(call.kind === 'write' ? call.content : call.replace);
     const item = { id, type: 'file_change', changes: [{ path: call.file, kind }] };
+    const patch = `*** Begin Patch\n*** ${kind === 'add' ? 'Add' : 'Update'} File: ${call.file}\n*** End Patch\n`;
     return {
+      hook: {
+        id,
+        name: 'apply_patch',
+        input: { command: patch },
+        response: (result) => `Exit code: ${result.ok ? 0 : 1}\n${result.output}`,
+      },
+      denied: () => [],
       started: [{ type: 'item.started', item: { ...item, status: 'in_progress' } }],
       finish: (result) => [{ type: 'item.completed', item: { ...item, status: result.ok ? 'completed' : 'failed' } }],
     };

@@ -15,6 +15,7 @@ import { CLAUDE_DEFAULT_MAX_RETRIES, CLAUDE_DEFAULT_MODEL, ClaudeStream } from '
 import { CODEX_DEFAULT_STREAM_MAX_RETRIES, CodexStream } from './codex-stream.js';
 import { describeContext, findContextPath, planSections, readContext, Workspace } from './handoff.js';
 import { hang } from './hang.js';
+import { loadHooks } from './hooks.js';
 import { type Ending, loadScenario, type QuotaVariant, type Scenario, ScenarioError, stepsFor } from './scenario.js';
 import { recordSession, sessionKnown, unknownSession } from './sessions.js';
 import { performStep } from './steps.js';
@@ -100,7 +101,8 @@ async function start(): Promise<{ harness: SimulatedHarness; scenario: Scenario;
   if (!path) throw new StartError('HARMFLOW_SIM_SCENARIO is not set (the scenario file to play)');
   const scenario = await loadScenario(path);
   const argv = process.argv.slice(2);
-  const invocation = harness.data === 'claude-code' ? parseClaudeArgv(argv) : parseCodexArgv(argv);
+  const invocation =
+    harness.data === 'claude-code' ? parseClaudeArgv(argv) : parseCodexArgv(argv, process.env.CODEX_HOME);
   return { harness: harness.data, scenario, invocation };
 }
 
@@ -139,6 +141,10 @@ async function run(): Promise<void> {
     print(stream.message(describeContext(contextPath, read)));
     workspace = new Workspace(cwd, 'context' in read ? read.context : undefined);
   }
+  const hooks =
+    invocation.hooksFile === undefined
+      ? undefined
+      : loadHooks(invocation.hooksFile, { sessionId: stream.sessionId, cwd });
   const ctx = {
     cwd,
     stream,
@@ -146,6 +152,7 @@ async function run(): Promise<void> {
     printRaw,
     sections: planSections(played),
     ...(workspace !== undefined && { workspace }),
+    ...(hooks && { hooks }),
   };
 
   let ending: Ending = { kind: 'complete' };
@@ -165,6 +172,7 @@ async function run(): Promise<void> {
   }
   const already = counts.skipped > 0 ? `, ${counts.skipped} of them already done before` : '';
   const summary = `Finished: ${counts.done + counts.skipped} steps${already}.`;
+  if (ending.kind === 'complete') hooks?.stop();
   const output = stream.ending(finalEnding(ending, harness, summary));
   print(output.stdout);
   for (const line of output.stderr) process.stderr.write(`${line}\n`);

@@ -7,9 +7,11 @@
 import { existsSync } from 'node:fs';
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
+import { shellWord } from '../../core/shell-words.js';
 import type { Workspace } from './handoff.js';
+import type { HookRunner } from './hooks.js';
 import type { Step } from './scenario.js';
-import { runShell, shellWord } from './shell.js';
+import { runShell } from './shell.js';
 import type { AgentStream, ToolCall, ToolResult } from './stream.js';
 
 /** What a step needs; one per run. `print` writes objects as JSON lines, `printRaw` writes a raw line. */
@@ -22,6 +24,8 @@ export interface StepContext {
   readonly workspace?: Workspace;
   /** The steps each plan item is in progress for (see `planSections`). */
   readonly sections: ReadonlyMap<string, readonly Step[]>;
+  /** The played harness's hooks, when its command line installed any. */
+  readonly hooks?: HookRunner;
 }
 
 /** Performs one step (never `end`); resolves to `skipped` when a handoff check found it done. */
@@ -90,22 +94,37 @@ export async function performStep(step: Exclude<Step, { kind: 'end' }>, ctx: Ste
 
 /** Prints a file tool call, performs it, prints its result (an error's message becomes the result). */
 async function useTool(ctx: StepContext, call: ToolCall, perform: () => Promise<void>): Promise<void> {
-  const lines = ctx.stream.tool(call);
-  ctx.print(lines.started);
-  let result: ToolResult;
-  try {
-    await perform();
-    result = { ok: true, output: '' };
-  } catch (error) {
-    result = { ok: false, output: error instanceof Error ? error.message : String(error) };
-  }
-  ctx.print(lines.finish(result));
+  await hooked(ctx, call, async () => {
+    try {
+      await perform();
+      return { ok: true, output: '' };
+    } catch (error) {
+      return { ok: false, output: error instanceof Error ? error.message : String(error) };
+    }
+  });
 }
 
 /** Prints a shell tool call, runs the command for real, prints its real output and exit code. */
 async function shell(ctx: StepContext, command: string, description: string): Promise<void> {
-  const lines = ctx.stream.tool({ kind: 'shell', command, description });
+  await hooked(ctx, { kind: 'shell', command, description }, async () => {
+    const run = await runShell(command, ctx.cwd);
+    return { ok: run.exitCode === 0, ...run };
+  });
+}
+
+/**
+ * One tool call with the harness's hooks around it: a PreToolUse hook may refuse it (then it never
+ * runs and the harness's refusal lines are printed), PostToolUse hooks see its result.
+ */
+async function hooked(ctx: StepContext, call: ToolCall, perform: () => Promise<ToolResult>): Promise<void> {
+  const lines = ctx.stream.tool(call);
+  const refused = ctx.hooks?.pre(lines.hook);
+  if (refused !== undefined) {
+    ctx.print(lines.denied(refused));
+    return;
+  }
   ctx.print(lines.started);
-  const run = await runShell(command, ctx.cwd);
-  ctx.print(lines.finish({ ok: run.exitCode === 0, ...run }));
+  const result = await perform();
+  ctx.hooks?.post(lines.hook, result);
+  ctx.print(lines.finish(result));
 }

@@ -22,10 +22,29 @@ export interface ToolResult {
   readonly stderr?: string;
 }
 
-/** The lines that open a tool call, and how to print its result once it is known. */
+/** A tool call as the harness's hooks see it: its id, tool name and input, and its result's shape. */
+export interface HookedCall {
+  readonly id: string;
+  readonly name: string;
+  readonly input: Readonly<Record<string, unknown>>;
+  /** The `tool_response` a PostToolUse hook gets for `result`. */
+  response(result: ToolResult): unknown;
+  /**
+   * For a harness that reports a failed call to its own hook event (Claude Code's
+   * `PostToolUseFailure`), the `error` that event gets; absent: failed calls go to PostToolUse too.
+   */
+  failure?(result: ToolResult): string;
+}
+
+/**
+ * The lines that open a tool call, how to print its result once it is known, and, when a
+ * PreToolUse hook refused it, every line the harness prints instead (the call never runs).
+ */
 export interface ToolLines {
   readonly started: object[];
   finish(result: ToolResult): object[];
+  readonly hook: HookedCall;
+  denied(reason: string): object[];
 }
 
 /** A way a run ends that prints lines (a hang prints nothing more and is handled by the caller). */

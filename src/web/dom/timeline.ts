@@ -36,7 +36,7 @@ export class Timeline {
         role: 'option',
         'aria-selected': 'false',
         'data-type': record.type,
-        class: isSwitchRelated(record.type) ? 'switch' : undefined,
+        class: isSwitchRelated(record.type) ? 'switch' : record.source === 'gate' ? 'gate' : undefined,
       },
       el('span', { class: 'time' }, formatTime(record.ts)),
       el('span', { class: 'attempt' }, record.attempt === undefined ? '' : `#${record.attempt}`),

@@ -1,5 +1,21 @@
 import { describe, expect, it } from 'vitest';
-import { HookInputError, parseHookInput } from '../../src/gates/hook-input.js';
+import { GATE_EVENTS, type GateEvent, HookInputError } from '../../../src/gates/hook-event.js';
+import { deny } from '../../../src/gates/verdict.js';
+import { claudeHookDialect } from '../../../src/harnesses/claude-code/hook-dialect.js';
+
+/** Parses `text` for the event it names (PreToolUse when it names none), as the gate runner called for that event would. */
+function parseHookInput(text: string, event: GateEvent = eventOf(text)) {
+  return claudeHookDialect.parse(event, text);
+}
+
+function eventOf(text: string): GateEvent {
+  try {
+    const named = (JSON.parse(text) as { hook_event_name?: unknown }).hook_event_name;
+    return GATE_EVENTS.find((event) => event === named) ?? 'PreToolUse';
+  } catch {
+    return 'PreToolUse';
+  }
+}
 
 /** The PreToolUse input Claude Code 2.1.332 sent (reference note §8), with its placeholders filled. */
 const preToolUse = {
@@ -95,15 +111,13 @@ describe('parseHookInput: PostToolUse', () => {
 });
 
 describe('parseHookInput: Stop', () => {
-  it('reads stop_hook_active, absent meaning false', () => {
+  it('reads the session and the cwd', () => {
     const stop = { session_id: 's1', transcript_path: '/t.jsonl', cwd: '/srv/wt', hook_event_name: 'Stop' };
     expect(parseHookInput(json({ ...stop, stop_hook_active: true }))).toStrictEqual({
       event: 'Stop',
       sessionId: 's1',
       cwd: '/srv/wt',
-      stopHookActive: true,
     });
-    expect(parseHookInput(json(stop))).toMatchObject({ stopHookActive: false });
   });
 });
 
@@ -111,11 +125,11 @@ describe('parseHookInput: input it cannot read', () => {
   it.each([
     ['not JSON', '{"session_id": ', /not JSON/],
     ['empty', '', /not JSON: \(empty\)/],
-    ['not an object', '[1,2]', /no hook_event_name/],
+    ['not an object', '[1,2]', /PreToolUse hook input: \(root\):/],
     [
-      'an unsupported event',
+      'another event than the runner was called for',
       json({ ...preToolUse, hook_event_name: 'SessionStart' }),
-      /unsupported hook event "SessionStart"/,
+      /called for PreToolUse but the hook input is "SessionStart"/,
     ],
     ['no tool_name', json({ ...preToolUse, tool_name: undefined }), /PreToolUse hook input: tool_name:/],
     ['a numeric cwd', json({ ...preToolUse, cwd: 7 }), /cwd:/],
@@ -134,5 +148,25 @@ describe('parseHookInput: input it cannot read', () => {
     }
     expect(caught).toBeInstanceOf(HookInputError);
     expect((caught as HookInputError).exitCode).toBe(1);
+  });
+});
+
+describe('claudeHookDialect.answer', () => {
+  it('denies a PreToolUse call with permissionDecision "deny" and the message as the reason, exit 0', () => {
+    const answer = claudeHookDialect.answer('PreToolUse', deny('a pull request exists: https://forge/pr/1'));
+    expect(answer.exitCode).toBe(0);
+    expect(JSON.parse(answer.stdout)).toStrictEqual({
+      hookSpecificOutput: {
+        hookEventName: 'PreToolUse',
+        permissionDecision: 'deny',
+        permissionDecisionReason: 'a pull request exists: https://forge/pr/1',
+      },
+    });
+  });
+
+  it('allows with an empty answer, and never denies after the call or at the stop', () => {
+    expect(claudeHookDialect.answer('PreToolUse', { decision: 'allow' })).toStrictEqual({ stdout: '', exitCode: 0 });
+    expect(claudeHookDialect.answer('PostToolUse', deny('x'))).toStrictEqual({ stdout: '', exitCode: 0 });
+    expect(claudeHookDialect.answer('Stop', deny('x'))).toStrictEqual({ stdout: '', exitCode: 0 });
   });
 });

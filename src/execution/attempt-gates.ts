@@ -1,0 +1,62 @@
+/**
+ * Sets up the gates of one attempt: writes the attempt's gates file (src/gates/attempt-file.ts) with
+ * the task's gate settings and the facts the gates read — the worktree, the branch and the branch the
+ * base names, and the pushes and pull requests earlier attempts made, from the same records
+ * context.json is written from. Called before each attempt's harness starts; the file then stays
+ * for the attempt's follow-up turns.
+ */
+import { mkdirSync } from 'node:fs';
+import { homedir, tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { GatesSettings } from '../core/gates-config.js';
+import { writeJsonAtomic } from '../core/json-file.js';
+import { type AttemptGates, GATES_FILE } from '../gates/attempt-file.js';
+import { earlierWork } from '../gates/facts.js';
+import type { AttemptContext } from './context-schema.js';
+
+export interface AttemptGatesInput {
+  readonly execution: string;
+  readonly attempt: number;
+  readonly harness: string;
+  readonly attemptDir: string;
+  readonly eventsPath: string;
+  readonly settings: GatesSettings;
+  readonly worktree: string;
+  readonly branch: string;
+  readonly baseBranch: string | undefined;
+  /** The attempts that ended before this one, as context.json has them. */
+  readonly earlier: readonly AttemptContext[];
+}
+
+/** True when the settings leave at least one gate on: otherwise nothing is installed at all. */
+export function gatesEnabled(settings: GatesSettings): boolean {
+  return (
+    settings.operations ||
+    settings.workspace !== false ||
+    settings.commands !== false ||
+    settings.nothingTwice ||
+    settings.custom.length > 0
+  );
+}
+
+/** Writes the attempt's gates file (atomically) and returns its content. */
+export function writeAttemptGates(input: AttemptGatesInput): AttemptGates {
+  const gates: AttemptGates = {
+    execution: input.execution,
+    attempt: input.attempt,
+    harness: input.harness,
+    eventsPath: input.eventsPath,
+    settings: input.settings,
+    facts: {
+      worktree: input.worktree,
+      tmpdir: tmpdir(),
+      home: homedir(),
+      branch: input.branch,
+      ...(input.baseBranch !== undefined && { baseBranch: input.baseBranch }),
+      ...earlierWork({ attempts: input.earlier }),
+    },
+  };
+  mkdirSync(input.attemptDir, { recursive: true });
+  writeJsonAtomic(join(input.attemptDir, GATES_FILE), gates);
+  return gates;
+}

@@ -1,0 +1,23 @@
+/**
+ * The command line a harness's hook runs to reach the gate runner: this Node and this package's
+ * `harmflow` launcher, so hooks call the HarmFlow that installed them whatever is on the agent's PATH.
+ */
+import { fileURLToPath } from 'node:url';
+import { shellWord } from '../core/shell-words.js';
+import type { GateEvent } from './hook-event.js';
+
+/** The environment variable naming the attempt's directory (runs/<execution>/attempts/<n>) for the runner. */
+export const GATE_DIR_ENV = 'HARMFLOW_GATE_DIR';
+
+/** The `harmflow` launcher inside this package. */
+export const HARMFLOW_BIN = fileURLToPath(new URL('../../bin/harmflow.js', import.meta.url));
+
+/** `node …/bin/harmflow.js gate <event>` as an argv. */
+export function gateArgv(event: GateEvent): readonly string[] {
+  return [process.execPath, HARMFLOW_BIN, 'gate', event];
+}
+
+/** The same as one shell command line. */
+export function gateShellCommand(event: GateEvent): string {
+  return gateArgv(event).map(shellWord).join(' ');
+}

@@ -1,0 +1,56 @@
+/**
+ * `harmflow gate <event>`: the process a harness's hook starts around a tool call. The `harmflow`
+ * launcher (bin/harmflow.js) routes here before it loads the CLI, so a call pays for the gates and
+ * nothing else. Reads the hook's JSON on stdin, writes the harness's answer on stdout, exits with the
+ * code the harness expects. Usage errors exit 2 with one line; every other trouble allows the call
+ * (runner.ts), so a broken installation never stops an agent.
+ */
+import { GATE_EVENTS, type GateEvent } from './hook-event.js';
+import { runGate } from './runner.js';
+
+const USAGE = `usage: harmflow gate <${GATE_EVENTS.join('|')}>
+Called by a harness's hook with the hook's JSON on stdin and HARMFLOW_GATE_DIR set; answers allow or deny.
+HarmFlow installs it for each attempt; see docs/gates.md.`;
+
+/** How long stdin may stay open: a harness writes the hook's JSON at once and closes it. */
+const STDIN_TIMEOUT_MS = 10_000;
+
+async function main(argv: readonly string[]): Promise<void> {
+  const [event, ...rest] = argv;
+  if (event === '--help' || event === '-h') {
+    process.stdout.write(`${USAGE}\n`);
+    return;
+  }
+  if (!GATE_EVENTS.includes(event as GateEvent) || rest.length > 0) {
+    process.stderr.write(
+      `harmflow gate: expected one event, one of ${GATE_EVENTS.join(', ')}; got ${JSON.stringify(argv.join(' '))}\n`,
+    );
+    process.exitCode = 2;
+    return;
+  }
+  const stdin = await readStdin();
+  const reply = await runGate({ event: event as GateEvent, stdin: stdin ?? '', env: process.env });
+  if (stdin === undefined) process.stderr.write(`harmflow gate: stdin stayed open past ${STDIN_TIMEOUT_MS} ms\n`);
+  if (reply.stderr !== undefined) process.stderr.write(`${reply.stderr}\n`);
+  // Exit as soon as the answer is out: a custom gate the runner gave up on must not keep the harness waiting.
+  process.stdout.write(reply.stdout, () => process.exit(reply.exitCode));
+}
+
+/** The whole of stdin, or undefined when it was not closed in time. */
+function readStdin(): Promise<string | undefined> {
+  return new Promise((resolve) => {
+    const chunks: Buffer[] = [];
+    const timer = setTimeout(() => resolve(undefined), STDIN_TIMEOUT_MS);
+    process.stdin.on('data', (chunk: Buffer) => chunks.push(chunk));
+    process.stdin.on('end', () => {
+      clearTimeout(timer);
+      resolve(Buffer.concat(chunks).toString('utf8'));
+    });
+    process.stdin.on('error', () => {
+      clearTimeout(timer);
+      resolve(Buffer.concat(chunks).toString('utf8'));
+    });
+  });
+}
+
+await main(process.argv.slice(3));
