@@ -17,7 +17,6 @@
  */
 import { resolve } from 'node:path';
 import * as z from 'zod/mini';
-import type { GateEvent, HookInput } from '../../gates/hook-event.js';
 import type { ToolResult } from '../../gates/tool-call.js';
 import { claudeShapedAnswer } from '../claude-code/hook-dialect.js';
 import { parseHookJson, patchPaths, pathField, type ToolTable } from '../hook-json.js';

@@ -31,6 +31,10 @@ const SUBSCRIPTION_RESET_S = 2 * 60 * 60;
 
 const Message = z.looseObject({ role: z.string(), content: z.union([z.string(), z.array(z.unknown())]) });
 const Block = z.looseObject({ type: z.string(), text: z.string().optional() });
+const ToolResultBlock = z.looseObject({
+  type: z.literal('tool_result'),
+  content: z.union([z.string(), z.array(z.unknown())]),
+});
 const Tool = z.looseObject({ name: z.string() });
 const Body = z.looseObject({
   model: z.string().optional().catch(undefined),
@@ -48,9 +52,23 @@ function texts(content: string | unknown[]): string[] {
   });
 }
 
+/** The content of the last `tool_result` block of the conversation, its text blocks joined. */
+function lastToolResult(messages: readonly unknown[]): string | undefined {
+  for (const raw of [...messages].reverse()) {
+    const message = Message.safeParse(raw);
+    if (!message.success || message.data.role !== 'user' || typeof message.data.content === 'string') continue;
+    for (const block of [...message.data.content].reverse()) {
+      const result = ToolResultBlock.safeParse(block);
+      if (result.success) return texts(result.data.content).join('\n');
+    }
+  }
+  return undefined;
+}
+
 function view(body: unknown): RequestView {
   const parsed = Body.safeParse(body);
   const data = parsed.success ? parsed.data : { messages: [], tools: [] };
+  const toolResult = lastToolResult(data.messages);
   const lastUserText = promptText(
     data.messages.flatMap((raw) => {
       const message = Message.safeParse(raw);
@@ -66,6 +84,7 @@ function view(body: unknown): RequestView {
     stream: data.stream === true,
     tools,
     ...(lastUserText !== undefined && { lastUserText }),
+    ...(toolResult !== undefined && { lastToolResult: toolResult }),
     purpose: 'main',
   };
 }

@@ -24,6 +24,8 @@ export interface RequestRecord {
   readonly auth: AuthKind;
   /** The text of the last user message that has text: the prompt, or a handoff prompt. */
   readonly lastUserText?: string;
+  /** The result of the last tool call the request sends back, as the model reads it (Anthropic only). */
+  readonly lastToolResult?: string;
   /** The index of the script reply this request took, or the side request it was. */
   readonly reply?: number | Exclude<Purpose, 'main'>;
   /**

@@ -30,6 +30,8 @@ export interface RequestView {
   readonly tools: readonly OfferedTool[];
   /** The prompt: the text of the last user message that has text, without tagged context (see `promptText`). */
   readonly lastUserText?: string;
+  /** The result of the last tool call the request sends back, as the model reads it (Anthropic only, for now). */
+  readonly lastToolResult?: string;
   readonly purpose: Purpose;
 }
 

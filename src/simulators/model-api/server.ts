@@ -124,6 +124,7 @@ export async function startModelApi(options: ModelApiOptions): Promise<ModelApi>
       stream: view.stream,
       tools: view.tools.map((tool) => tool.name),
       ...(view.lastUserText !== undefined && { lastUserText: view.lastUserText }),
+      ...(view.lastToolResult !== undefined && { lastToolResult: view.lastToolResult }),
     };
     const side = sideAnswer(view);
     if (side !== undefined && view.purpose !== 'main') {
