@@ -2,8 +2,8 @@
  * `harmflow demo` — the whole story on a fresh machine, with no API key, no harness CLI and no
  * network, every harness played by the simulator, in a temporary repository. Act 1: a task whose
  * chain is claude-code → codex; the first harness commits and pushes part of the work, then runs out
- * of quota; the second is given the handoff, does the rest without redoing anything, and the tests
- * pass. Act 2 (demo-service.ts): the session service is killed with SIGKILL in the middle of a turn
+ * of quota; the second is given the handoff, does the rest without redoing anything — the one thing it
+ * tries again, a pull request, the nothing-twice gate refuses — and the tests pass. Act 2 (demo-service.ts): the session service is killed with SIGKILL in the middle of a turn
  * and started again; it carries the execution on, the interrupted turn delivered again (marked) and
  * a follow-up message once. Each act's verdict is checked, not assumed: exit code 0 only when every
  * claim of both holds.
@@ -11,7 +11,9 @@
 import { rmSync } from 'node:fs';
 import type { Command } from 'commander';
 import { EXIT } from '../core/errors.js';
+import { harmflowHome } from '../core/home.js';
 import { loadTaskFile } from '../core/task-file.js';
+import { readEvents } from '../events/log.js';
 import { type ExecutionResult, runTask } from '../execution/engine.js';
 import { runCommand } from '../proc/run.js';
 import { readPulls } from '../simulators/forge/store.js';
@@ -99,6 +101,11 @@ export async function checkVerdict(result: ExecutionResult, layout: DemoLayout):
   if (remote !== head) problems.push('the branch on origin is not the final HEAD');
   const pulls = (await readPulls(layout.forgeDir)).filter((pull) => pull.head === result.branch);
   if (pulls.length !== 1) problems.push(`${pulls.length} pull requests for the branch instead of 1`);
+  const refusals = readEvents(harmflowHome(layout.home).eventsFile(result.id)).filter(
+    (record) => record.type === 'gate.denied' && record.harness === 'codex' && record.data.gate === 'nothing-twice',
+  );
+  if (refusals.length !== 1)
+    problems.push(`the nothing-twice gate refused ${refusals.length} calls of codex instead of 1`);
   const tests = await runCommand(process.execPath, ['--test'], { cwd: result.worktree, timeoutMs: 60_000 });
   if (tests.exitCode !== 0) problems.push('the tests fail in the worktree');
   const pass = /# pass (\d+)/.exec(tests.stdout)?.[1];
@@ -108,6 +115,7 @@ export async function checkVerdict(result: ExecutionResult, layout: DemoLayout):
     ok: true,
     text:
       `one execution (${result.id}), 2 attempts: claude-code ran out of quota, codex finished from the handoff; ` +
-      `${subjects.length} commits each made once, branch pushed, 1 pull request, tests pass (${pass ?? '?'} passed).`,
+      `${subjects.length} commits each made once, branch pushed, 1 pull request (the nothing-twice gate refused ` +
+      `codex's second), tests pass (${pass ?? '?'} passed).`,
   };
 }

@@ -42,7 +42,7 @@ describe('harmflow demo', () => {
     expect(run.code).toBe(EXIT.ok);
     const last = run.stdout.trim().split('\n').at(-1);
     expect(last).toMatch(
-      /^PASS: act 1: one execution \(\w+\), 2 attempts: .* 2 commits each made once, branch pushed, 1 pull request, tests pass \(6 passed\)\. Act 2: the service was killed \(SIGKILL\) in the middle of turn t1 and started again; it reopened \w+, delivered t1 again once \(marked redelivered\) and the follow-up t2 once; t1's 2 files were written once \(the redelivery found them done\); 2 commits each made once \(t1's work, then t2's CHANGELOG entry\); succeeded, tests pass \(3 passed\)\.$/,
+      /^PASS: act 1: one execution \(\w+\), 2 attempts: .* 2 commits each made once, branch pushed, 1 pull request \(the nothing-twice gate refused codex's second\), tests pass \(6 passed\)\. Act 2: the service was killed \(SIGKILL\) in the middle of turn t1 and started again; it reopened \w+, delivered t1 again once \(marked redelivered\) and the follow-up t2 once; t1's 2 files were written once \(the redelivery found them done\); 2 commits each made once \(t1's work, then t2's CHANGELOG entry\); succeeded, tests pass \(3 passed\)\.$/,
     );
   });
 
@@ -51,6 +51,12 @@ describe('harmflow demo', () => {
     expect(run.stdout).toMatch(/SWITCH claude-code → codex \(quota_exhausted/);
     expect(run.stdout).toMatch(/Already done: commit "Parse ISO week dates in parseDate"/);
     expect(run.stdout).toMatch(/context\.json {2}\S+context\.json/);
+  });
+
+  it("act 1 shows the gate refusing codex's second pull request, naming claude-code's", () => {
+    expect(run.stdout).toMatch(
+      /#2 codex\s+gate\.denied\s+nothing-twice refused Bash: HarmFlow's nothing-twice gate refused `gh pr create/,
+    );
   });
 
   it('act 2 kills the service mid-turn, restarts it, and its timeline shows each delivery', () => {
