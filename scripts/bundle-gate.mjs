@@ -4,8 +4,8 @@
  *
  * Why: the runner starts around every tool call, so its start-up is the latency the gates add. Loaded
  * as separate modules it took 2.4× a bare `node -e ""` (zod/mini alone ~90 ms of module loading); one
- * minified bundle, with zod tree-shaken to the schemas the runner uses, took 1.4× (bench/gate.mjs,
- * BENCHMARKS.md). Each harness's hook dialect stays its own chunk, loaded only for that harness.
+ * minified bundle, with zod tree-shaken to the schemas the runner uses, took 1.3–1.5× (bench/gate.mjs,
+ * BENCHMARKS.md). The four hook dialects are inlined (a few KiB), so a call loads one module.
  */
 import { rmSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
@@ -24,7 +24,8 @@ await bundle.write({
   dir: outDir,
   format: 'esm',
   minify: true,
+  // One file: the dialects are a few KiB in all, less than the cost of loading a second module.
+  codeSplitting: false,
   entryFileNames: '[name].js',
-  chunkFileNames: '[name]-[hash].js',
 });
 await bundle.close();
