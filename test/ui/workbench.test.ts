@@ -9,12 +9,12 @@
  */
 import { mkdirSync, mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { delimiter, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DAEMON_TOKEN, type Daemon, startDaemon } from '../e2e/daemon.js';
-import { type Bench, GIT_IDENTITY, makeBench, simulated } from '../execution/fixture.js';
+import { type Bench, FORGE_BIN, GIT_IDENTITY, makeBench, simulated } from '../execution/fixture.js';
 import { chromiumAvailable, launchChromium } from './chromium.js';
 
 const SHOTS =
@@ -37,6 +37,8 @@ describe.skipIf(!available)('the Workbench in Chromium', () => {
       ...process.env,
       ...GIT_IDENTITY,
       HARMFLOW_FORGE_DIR: bench.forgeDir,
+      // The fake forge's `gh`, for the pull request and the gate that asks the forge.
+      PATH: `${FORGE_BIN}${delimiter}${process.env.PATH ?? ''}`,
     });
     const first = bench.scenario('first', {
       pace: '150ms',
@@ -44,6 +46,9 @@ describe.skipIf(!available)('the Workbench in Chromium', () => {
         { say: 'I will add the notes file.' },
         { write: { path: 'NOTES.md', content: 'Notes\n' } },
         { run: 'npm test' },
+        { commit: 'Add NOTES.md' },
+        { push: null },
+        { pr: { title: 'Add NOTES.md', body: 'Notes.' } },
         { end: { quota: 'subscription' } },
       ],
     });
@@ -51,6 +56,7 @@ describe.skipIf(!available)('the Workbench in Chromium', () => {
       pace: '700ms',
       steps: [
         { say: 'Picking up from the handoff.' },
+        { run: 'gh pr create --title "Add NOTES.md" --body "Notes, again."' },
         { say: 'Checking the notes.' },
         { say: 'Still working.' },
         { say: 'Almost there.' },
@@ -131,6 +137,13 @@ describe.skipIf(!available)('the Workbench in Chromium', () => {
       .toMatch(/claude-code → codex \(quota_exhausted\)/);
     await expect.poll(() => selected.locator('.detail').textContent()).toMatch(/"to": "codex"/);
     await page.screenshot({ path: join(SHOTS, 'events.png') });
+
+    // The gate's refusal of codex's second pull request is on the timeline, marked as a gate's record.
+    const refusal = page.locator('#timeline [role="option"][data-type="gate.denied"]');
+    await expect.poll(() => refusal.count(), { timeout: 30_000 }).toBe(1);
+    expect(await refusal.getAttribute('class')).toBe('gate');
+    expect(await refusal.locator('.harness-col').textContent()).toBe('codex');
+    expect(await refusal.locator('.summary').textContent()).toMatch(/^gate nothing-twice refused Bash: /);
 
     // The `?` overlay lists the Events keys.
     await page.keyboard.press('?');
