@@ -1,41 +1,16 @@
-/**
- * Codex's gate seam: `codexHooks.install` (pure) and `codexHookDialect`. The fixtures under
- * test/fixtures/codex/hooks/ are hook inputs the real codex-cli 0.171.0 `exec` wrote on a hook's
- * stdin (runs against the model-API simulator), with only the lab paths replaced by `/srv/wt` (the
- * cwd) and `/srv/attempt/codex-home` ($CODEX_HOME).
- */
-import { readFileSync } from 'node:fs';
-import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { type GateEvent, HookInputError } from '../../../src/gates/hook-event.js';
 import { ALLOW, allowNoting, deny } from '../../../src/gates/verdict.js';
-import type { CommandInput } from '../../../src/harnesses/adapter.js';
 import { CODEX_CONFIG, CODEX_CONFIG_FILE, codexCommand } from '../../../src/harnesses/codex/command.js';
 import { codexHookDialect } from '../../../src/harnesses/codex/hook-dialect.js';
 import { CODEX_HOOKS_FILE, codexHooks } from '../../../src/harnesses/codex/hooks.js';
-import type { HookInstallInput } from '../../../src/harnesses/hooks.js';
+import { commandInput, GATE, hookFixture, json } from '../hook-fixture.js';
 
-function fixture(name: string): string {
-  return readFileSync(fileURLToPath(new URL(`../../fixtures/codex/hooks/${name}.json`, import.meta.url)), 'utf8');
-}
+const fixture = (name: string) => hookFixture('codex', name);
 
-const json = (value: unknown) => JSON.stringify(value);
+const base = commandInput({ extraArgs: ['-c', 'model_provider="sim"'], env: { HARMFLOW_SIM_API_KEY: 'sk-sim-0000' } });
 
-const base: CommandInput = {
-  prompt: 'Add a README',
-  cwd: '/work/tree',
-  homeDir: '/state/runs/e1/attempts/2/home',
-  extraArgs: ['-c', 'model_provider="sim"'],
-  env: { HARMFLOW_SIM_API_KEY: 'sk-sim-0000' },
-  path: '/usr/bin:/bin',
-};
-
-const gate: HookInstallInput = {
-  shellCommand: (event) => `'/opt/harm flow/bin/harmflow' gate ${event}`,
-  argv: (event) => ['/opt/harm flow/bin/harmflow', 'gate', event],
-  homeDir: base.homeDir,
-  env: { HARMFLOW_GATE_DIR: '/srv/runs/e1/attempts/1' },
-};
+const gate = GATE;
 
 describe('codexHooks.install', () => {
   it('declares the three verified events', () => {

@@ -1,42 +1,19 @@
-/**
- * Gemini CLI's gate seam: `geminiHooks.install` (pure) and `geminiHookDialect`. The fixtures under
- * test/fixtures/gemini/hooks/ are hook inputs the real @google/gemini-cli 0.61.0 (`-p … --yolo
- * --skip-trust -o stream-json -m gemini-2.5-pro`) wrote on a hook's stdin in runs against the
- * model-API simulator, with only the lab paths replaced by `/srv/wt` (the cwd) and `/srv/attempt`
- * (the attempt's home dir).
- */
-import { readFileSync } from 'node:fs';
-import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { type GateEvent, HookInputError } from '../../../src/gates/hook-event.js';
 import { ALLOW, allowNoting, deny } from '../../../src/gates/verdict.js';
-import type { CommandInput } from '../../../src/harnesses/adapter.js';
 import { GEMINI_SETTINGS, GEMINI_SETTINGS_FILE, geminiCommand } from '../../../src/harnesses/gemini/command.js';
 import { geminiHookDialect } from '../../../src/harnesses/gemini/hook-dialect.js';
 import { GEMINI_HOOK_TIMEOUT_MS, geminiHooks } from '../../../src/harnesses/gemini/hooks.js';
-import type { HookInstallInput } from '../../../src/harnesses/hooks.js';
+import { commandInput, GATE, hookFixture, json } from '../hook-fixture.js';
 
-function fixture(name: string): string {
-  return readFileSync(fileURLToPath(new URL(`../../fixtures/gemini/hooks/${name}.json`, import.meta.url)), 'utf8');
-}
+const fixture = (name: string) => hookFixture('gemini', name);
 
-const json = (value: unknown) => JSON.stringify(value);
-
-const base: CommandInput = {
-  prompt: 'Add a README',
-  cwd: '/work/tree',
-  homeDir: '/state/runs/e1/attempts/2/home',
+const base = commandInput({
   extraArgs: [],
   env: { GEMINI_API_KEY: 'sim-0000', GOOGLE_GEMINI_BASE_URL: 'http://127.0.0.1:4567/s' },
-  path: '/usr/bin:/bin',
-};
+});
 
-const gate: HookInstallInput = {
-  shellCommand: (event) => `'/opt/harm flow/bin/harmflow' gate ${event}`,
-  argv: (event) => ['/opt/harm flow/bin/harmflow', 'gate', event],
-  homeDir: base.homeDir,
-  env: { HARMFLOW_GATE_DIR: '/srv/runs/e1/attempts/1' },
-};
+const gate = GATE;
 
 function settingsOf(files: Readonly<Record<string, string>>): Record<string, unknown> {
   return JSON.parse(files[GEMINI_SETTINGS_FILE] ?? '') as Record<string, unknown>;

@@ -10,37 +10,20 @@
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath, pathToFileURL } from 'node:url';
+import { pathToFileURL } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type GateEvent, HookInputError } from '../../../src/gates/hook-event.js';
 import { ALLOW, allowNoting, deny } from '../../../src/gates/verdict.js';
-import type { CommandInput } from '../../../src/harnesses/adapter.js';
-import type { HookInstallInput } from '../../../src/harnesses/hooks.js';
 import { opencodeCommand, PLUGIN_LOCK_FILE } from '../../../src/harnesses/opencode/command.js';
 import { opencodeHookDialect } from '../../../src/harnesses/opencode/hook-dialect.js';
 import { GATE_PLUGIN_FILE, gatePluginSource, opencodeHooks } from '../../../src/harnesses/opencode/hooks.js';
+import { commandInput, GATE, hookFixture, json } from '../hook-fixture.js';
 
-function fixture(name: string): string {
-  return readFileSync(fileURLToPath(new URL(`../../fixtures/opencode/hooks/${name}.json`, import.meta.url)), 'utf8');
-}
+const fixture = (name: string) => hookFixture('opencode', name);
 
-const json = (value: unknown) => JSON.stringify(value);
+const base = commandInput({ extraArgs: ['-m', 'harmflow-sim/sim-model'], env: { OPENCODE_CONFIG_CONTENT: '{}' } });
 
-const base: CommandInput = {
-  prompt: 'Add a README',
-  cwd: '/work/tree',
-  homeDir: '/state/runs/e1/attempts/2/home',
-  extraArgs: ['-m', 'harmflow-sim/sim-model'],
-  env: { OPENCODE_CONFIG_CONTENT: '{}' },
-  path: '/usr/bin:/bin',
-};
-
-const gate: HookInstallInput = {
-  shellCommand: (event) => `'/opt/harm flow/bin/harmflow' gate ${event}`,
-  argv: (event) => ['/opt/harm flow/bin/harmflow', 'gate', event],
-  homeDir: base.homeDir,
-  env: { HARMFLOW_GATE_DIR: '/srv/runs/e1/attempts/1' },
-};
+const gate = GATE;
 
 describe('opencodeHooks.install', () => {
   it('declares the three verified events', () => {

@@ -1,3 +1,6 @@
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { describe, expect, test } from 'vitest';
 import { InvocationError, parseClaudeArgv, parseCodexArgv } from '../../../src/simulators/sim/argv.js';
 import { claudeArgv, codexArgv } from '../helpers.js';
@@ -22,6 +25,13 @@ describe('parseClaudeArgv', () => {
     expect(() => parseClaudeArgv(['-p', 'hi', '--session-id', 'nope'])).toThrow(/must be a UUID/);
   });
 
+  test('--settings names the hooks file', () => {
+    expect(parseClaudeArgv(['-p', 'hi', '--settings', '/home/a/harmflow-gates.json'])).toEqual({
+      prompt: 'hi',
+      hooksFile: '/home/a/harmflow-gates.json',
+    });
+  });
+
   test('a command line without a prompt is an InvocationError', () => {
     expect(() => parseClaudeArgv(['--output-format', 'stream-json', '--verbose'])).toThrow(InvocationError);
     expect(() => parseClaudeArgv(['-p'])).toThrow(/-p needs a value/);
@@ -41,6 +51,19 @@ describe('parseCodexArgv', () => {
     const argv = codexArgv('go on', { resume: 'thread-1' });
     const withConfig = [...argv.slice(0, 2), '-c', 'model_providers.mock.stream_max_retries=0', ...argv.slice(2)];
     expect(parseCodexArgv(withConfig)).toEqual({ prompt: 'go on', resumeId: 'thread-1', streamMaxRetries: 0 });
+  });
+
+  test('the hooks file is $CODEX_HOME/hooks.json, only with the trust flag and when it exists', () => {
+    const home = mkdtempSync(join(tmpdir(), 'harmflow-sim-argv-'));
+    try {
+      const argv = ['exec', '--dangerously-bypass-hook-trust', '--json', 'go'];
+      expect(parseCodexArgv(argv, home)).toEqual({ prompt: 'go' });
+      writeFileSync(join(home, 'hooks.json'), '{"hooks":{}}');
+      expect(parseCodexArgv(argv, home)).toEqual({ prompt: 'go', hooksFile: join(home, 'hooks.json') });
+      expect(parseCodexArgv(['exec', '--json', 'go'], home)).toEqual({ prompt: 'go' });
+    } finally {
+      rmSync(home, { recursive: true, force: true });
+    }
   });
 
   test('a value of a known flag is never taken for `resume`', () => {
