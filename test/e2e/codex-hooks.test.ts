@@ -5,134 +5,44 @@
  * the model read the reason as the tool's output, no PostToolUse); an allow lets the command run and
  * PostToolUse reports its output. Runs when HARMFLOW_HARNESS_BIN_DIRS lists codex (real-harnesses.ts).
  */
-import { spawn } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { GateEvent } from '../../src/gates/hook-event.js';
-import { ALLOW, deny } from '../../src/gates/verdict.js';
-import type { CommandSpec } from '../../src/harnesses/adapter.js';
 import { codexCommand } from '../../src/harnesses/codex/command.js';
 import { codexHookDialect } from '../../src/harnesses/codex/hook-dialect.js';
 import { codexHooks } from '../../src/harnesses/codex/hooks.js';
-import { connectHarness } from '../../src/simulators/model-api/connect.js';
-import { type ModelApi, startModelApi } from '../../src/simulators/model-api/server.js';
-import { REAL_PATH, realHarnessesAvailable } from './real-harnesses.js';
+import { DENIED_COMMAND, type HookedHarness, type Lab, MESSAGE, openLab, runHooked } from './hook-lab.js';
+import { realHarnessesAvailable } from './real-harnesses.js';
 
 const enabled = realHarnessesAvailable(['codex']);
 
-const DENIED_COMMAND = 'echo gate-me > denied.txt && cat denied.txt';
 const ALLOWED_COMMAND = 'echo allowed > allowed.txt && cat allowed.txt';
-const MESSAGE = 'HarmFlow gate: writing denied.txt is not allowed';
 
 const scripts = {
   'codex-hooks-deny': [{ shell: { command: DENIED_COMMAND } }, 'Done: the gate refused it.'],
   'codex-hooks-allow': [{ shell: { command: ALLOWED_COMMAND } }, 'Done: ran it.'],
 };
 
-/**
- * The hook program: logs each call (event, stdin, a variable from Codex's environment) and answers
- * the dialect's deny for a PreToolUse whose input names denied.txt, the dialect's allow otherwise.
- */
-function hookProgram(log: string): string {
-  const denyAnswer = codexHookDialect.answer('PreToolUse', deny(MESSAGE));
-  const allowAnswers = Object.fromEntries(
-    codexHooks.events.map((event) => [event, codexHookDialect.answer(event, ALLOW)]),
-  );
-  return `import { appendFileSync } from 'node:fs';
-const event = process.argv[2];
-let stdin = '';
-process.stdin.on('data', (chunk) => (stdin += chunk));
-process.stdin.on('end', () => {
-  appendFileSync(${JSON.stringify(log)}, JSON.stringify({ event, stdin, probe: process.env.HOOK_PROBE ?? null }) + '\\n');
-  const answer = event === 'PreToolUse' && stdin.includes('denied.txt') ? ${JSON.stringify(denyAnswer)} : ${JSON.stringify(allowAnswers)}[event];
-  process.stdout.write(answer.stdout);
-  process.exitCode = answer.exitCode;
-});
-`;
-}
+const codex: HookedHarness = {
+  name: 'codex',
+  command: codexCommand,
+  hooks: codexHooks,
+  dialect: codexHookDialect,
+  model: 'gpt-5.5',
+};
 
-const quote = (word: string) => `'${word.replaceAll("'", `'\\''`)}'`;
-
-interface Run {
-  readonly exitCode: number | null;
-  readonly stdout: string;
-  readonly worktree: string;
-  readonly codexHome: string;
-  readonly hooks: { event: GateEvent; stdin: string; probe: string | null }[];
-}
-
-let api: ModelApi;
-let root: string;
+let lab: Lab;
 beforeAll(async () => {
-  if (!enabled) return;
-  api = await startModelApi({ scripts });
-  root = mkdtempSync(join(tmpdir(), 'harmflow-codex-hooks-'));
+  if (enabled) lab = await openLab(scripts, 'codex-hooks');
 });
 afterAll(async () => {
-  await api?.close();
-  if (root) rmSync(root, { recursive: true, force: true });
+  await lab?.close();
 });
 
-/** Runs one `codex exec` turn following `script`, with the hooks installed. */
-async function runCodex(script: keyof typeof scripts): Promise<Run> {
-  const dir = join(root, script);
-  const worktree = join(dir, 'worktree');
-  const homeDir = join(dir, 'home');
-  const hook = join(dir, 'hook.mjs');
-  const log = join(dir, 'hooks.jsonl');
-  mkdirSync(worktree, { recursive: true });
-  writeFileSync(hook, hookProgram(log));
-  writeFileSync(log, '');
-
-  const connection = connectHarness('codex', { url: api.url, script });
-  const spec = codexCommand({
-    prompt: 'Do the task.',
-    cwd: worktree,
-    homeDir,
-    model: 'gpt-5.5',
-    extraArgs: connection.args,
-    env: { ...connection.env, HOOK_PROBE: 'probe-from-codex-env' },
-    path: REAL_PATH,
-  });
-  const installed = codexHooks.install(spec, {
-    shellCommand: (event) => [process.execPath, hook, event].map(quote).join(' '),
-    argv: (event) => [process.execPath, hook, event],
-    homeDir,
-    env: {},
-  });
-  prepare(installed, homeDir);
-
-  const { exitCode, stdout } = await spawnCodex(installed, worktree);
-  const hooks = readFileSync(log, 'utf8')
-    .split('\n')
-    .filter(Boolean)
-    .map((line) => JSON.parse(line) as Run['hooks'][number]);
-  return { exitCode, stdout, worktree, codexHome: installed.env.CODEX_HOME ?? '', hooks };
-}
-
-function prepare(spec: CommandSpec, homeDir: string): void {
-  for (const sub of spec.dirs) mkdirSync(join(homeDir, sub), { recursive: true });
-  for (const [file, content] of Object.entries(spec.files)) {
-    mkdirSync(dirname(join(homeDir, file)), { recursive: true });
-    writeFileSync(join(homeDir, file), content);
-  }
-}
-
-function spawnCodex(spec: CommandSpec, cwd: string): Promise<{ exitCode: number | null; stdout: string }> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(spec.command, spec.args, { cwd, env: spec.env, stdio: ['ignore', 'pipe', 'pipe'] });
-    let stdout = '';
-    child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
-    child.stderr.resume();
-    const timer = setTimeout(() => child.kill('SIGKILL'), 90_000);
-    child.on('error', reject);
-    child.on('close', (exitCode) => {
-      clearTimeout(timer);
-      resolve({ exitCode, stdout });
-    });
-  });
+/** Runs one `codex exec` turn following `script`, with the hooks installed; `codexHome` is its CODEX_HOME. */
+async function runCodex(script: keyof typeof scripts) {
+  const run = await runHooked(lab, codex, script);
+  return { ...run, codexHome: run.spec.env.CODEX_HOME ?? '' };
 }
 
 /** The tool outputs Codex sent the model, from the session's rollout (what the next request carried). */
@@ -170,7 +80,7 @@ describe.skipIf(!enabled)('the real codex CLI with HarmFlow hooks installed', ()
     expect(toolOutputs(run.codexHome)).toEqual([
       `Command blocked by PreToolUse hook: ${MESSAGE}. Command: ${DENIED_COMMAND}`,
     ]);
-    expect(api.requests.filter((request) => request.script === 'codex-hooks-deny')).toHaveLength(2);
+    expect(lab.api.requests.filter((request) => request.script === 'codex-hooks-deny')).toHaveLength(2);
   });
 
   it('lets an allowed command run and reports it to PostToolUse with its output', async () => {
