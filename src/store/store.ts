@@ -9,6 +9,7 @@
  * Timestamps are ISO 8601 strings (`Date.prototype.toISOString`).
  */
 import type { ExecutionState, Outcome } from '../core/outcome.js';
+import type { QuotaState } from '../core/quota.js';
 
 /** A task as it was run: its resolved definition, kept as JSON. */
 export interface TaskRecord {
@@ -100,6 +101,29 @@ export interface AttemptPatch {
   readonly costUsd?: number | null;
 }
 
+/**
+ * The last word on one harness's quota (one account of it): the quota registry. Written by the engine
+ * from what attempts report, read before an attempt starts to skip a harness known to be out.
+ */
+export interface QuotaRecord {
+  readonly harness: string;
+  /** The account or profile of the harness; `''` for its default (the only one today). */
+  readonly account: string;
+  readonly state: QuotaState;
+  /** When the limit resets, ISO 8601, when the harness said so; absent when unknown. */
+  readonly resetsAt?: string;
+  /** The share of the limit used (0–1), when the harness reported it. */
+  readonly utilization?: number;
+  /** The event type that told: `quota.exhausted`, `rate_limit`, `attempt.ended`, `quota.reset`. */
+  readonly source: string;
+  /** The harness's own words, when it gave some. */
+  readonly message?: string;
+  /** The execution and attempt that observed it, when one did. */
+  readonly execution?: string;
+  readonly attempt?: number;
+  readonly observedAt: string;
+}
+
 /** Which executions to list. */
 export interface ExecutionQuery {
   /** Only executions in one of these states; an empty list matches none. Default: every state. */
@@ -134,6 +158,14 @@ export interface Store {
   updateAttempt(execution: string, number: number, patch: AttemptPatch): Promise<void>;
   /** Returns an execution's attempts ordered by number; none for an unknown execution. */
   listAttempts(execution: string): Promise<AttemptRecord[]>;
+  /**
+   * Records what is known of one harness's quota, replacing the record of the same harness and
+   * account unless that one was observed later (`observedAt`): of two executions reporting at once,
+   * the newer observation wins, whichever writes last.
+   */
+  putQuota(record: QuotaRecord): Promise<void>;
+  /** Every quota record, ordered by harness, then account. */
+  listQuotas(): Promise<QuotaRecord[]>;
   /** Releases the database. Idempotent. */
   close(): Promise<void>;
 }

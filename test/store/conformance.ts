@@ -4,7 +4,7 @@
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { NotFoundError } from '../../src/core/errors.js';
-import type { AttemptRecord, ExecutionRecord, Store, TaskRecord } from '../../src/store/store.js';
+import type { AttemptRecord, ExecutionRecord, QuotaRecord, Store, TaskRecord } from '../../src/store/store.js';
 
 const TASK: TaskRecord = {
   id: '01jf3k9x7q2m4n6p8r0s2t4v6w-task',
@@ -86,6 +86,25 @@ function fullAttempt(execution: string, number: number): AttemptRecord {
     inputTokens: 120_345,
     outputTokens: 4_321,
     costUsd: 0.4375,
+  };
+}
+
+/** A quota record with only its required fields. */
+function quota(harness: string, account: string, observedAt = '2025-03-01T10:00:00.000Z'): QuotaRecord {
+  return { harness, account, state: 'ok', source: 'attempt.ended', observedAt };
+}
+
+/** A quota record with every optional field set. */
+function fullQuota(harness: string, account: string, observedAt = '2025-03-01T10:00:00.000Z'): QuotaRecord {
+  return {
+    ...quota(harness, account, observedAt),
+    state: 'exhausted',
+    resetsAt: '2025-03-01T15:00:00.000Z',
+    utilization: 1,
+    source: 'quota.exhausted',
+    message: "You've hit your usage limit.",
+    execution: ID_A,
+    attempt: 2,
   };
 }
 
@@ -372,6 +391,63 @@ export function describeStoreConformance(name: string, open: () => Promise<Store
         await expect(store.updateAttempt(ID_A, 3, { outcome: 'failed' })).rejects.toBeInstanceOf(NotFoundError);
         await expect(store.updateAttempt(ID_B, 1, { outcome: 'failed' })).rejects.toBeInstanceOf(NotFoundError);
         expect(await store.listAttempts(ID_A)).toStrictEqual([attempt(ID_A, 1), attempt(ID_A, 2)]);
+      });
+    });
+
+    describe('quotas', () => {
+      it('lists none on a new store', async () => {
+        expect(await store.listQuotas()).toEqual([]);
+      });
+
+      it('returns a record with every optional field as it was put', async () => {
+        await store.putQuota(fullQuota('codex', ''));
+        expect(await store.listQuotas()).toStrictEqual([fullQuota('codex', '')]);
+      });
+
+      it('returns a record with only required fields without the optional keys', async () => {
+        await store.putQuota({ ...quota('codex', ''), state: 'warning', utilization: 0.85 });
+        await store.putQuota(quota('gemini', ''));
+        const read = await store.listQuotas();
+        expect(read).toStrictEqual([
+          { ...quota('codex', ''), state: 'warning', utilization: 0.85 },
+          quota('gemini', ''),
+        ]);
+        expect(Object.keys(read[1] ?? {}).sort()).toEqual(Object.keys(quota('gemini', '')).sort());
+      });
+
+      it('replaces the record of the same harness and account with a newer observation, whole', async () => {
+        await store.putQuota(fullQuota('codex', '', '2025-03-01T10:00:00.000Z'));
+        await store.putQuota(quota('codex', '', '2025-03-01T15:00:01.000Z'));
+        expect(await store.listQuotas()).toStrictEqual([quota('codex', '', '2025-03-01T15:00:01.000Z')]);
+      });
+
+      it('replaces it with an observation of the same time: the last write wins', async () => {
+        await store.putQuota(quota('codex', ''));
+        await store.putQuota(fullQuota('codex', ''));
+        expect(await store.listQuotas()).toStrictEqual([fullQuota('codex', '')]);
+      });
+
+      it('keeps the record when the one put was observed earlier, whichever writes last', async () => {
+        await store.putQuota(fullQuota('codex', '', '2025-03-01T10:00:02.000Z'));
+        await store.putQuota(quota('codex', '', '2025-03-01T10:00:01.000Z'));
+        expect(await store.listQuotas()).toStrictEqual([fullQuota('codex', '', '2025-03-01T10:00:02.000Z')]);
+      });
+
+      it('keeps one record per harness and account, ordered by harness, then account', async () => {
+        await store.putQuota(quota('codex', ''));
+        await store.putQuota(fullQuota('claude-code', 'work'));
+        await store.putQuota(quota('claude-code', ''));
+        expect(await store.listQuotas()).toStrictEqual([
+          quota('claude-code', ''),
+          fullQuota('claude-code', 'work'),
+          quota('codex', ''),
+        ]);
+      });
+
+      it('rejects calls after close', async () => {
+        await store.close();
+        await expect(store.putQuota(quota('codex', ''))).rejects.toThrow();
+        await expect(store.listQuotas()).rejects.toThrow();
       });
     });
 

@@ -1,11 +1,11 @@
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterAll, describe, expect, it } from 'vitest';
-import { SCHEMA_VERSION } from '../../src/store/sqlite/migrations.js';
+import { MIGRATIONS, SCHEMA_VERSION } from '../../src/store/sqlite/migrations.js';
 import { openSqliteStore } from '../../src/store/sqlite/sqlite-store.js';
-import type { AttemptRecord, ExecutionRecord, TaskRecord } from '../../src/store/store.js';
+import type { AttemptRecord, ExecutionRecord, QuotaRecord, TaskRecord } from '../../src/store/store.js';
 import { describeStoreConformance } from './conformance.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'harmflow-store-'));
@@ -46,6 +46,15 @@ const attempt: AttemptRecord = {
   startedAt: '2025-03-01T10:00:01.000Z',
   exitCode: null,
   signal: 'SIGTERM',
+};
+
+const quota: QuotaRecord = {
+  harness: 'codex',
+  account: '',
+  state: 'exhausted',
+  resetsAt: '2025-03-01T15:00:00.000Z',
+  source: 'quota.exhausted',
+  observedAt: '2025-03-01T10:05:00.000Z',
 };
 
 describe('openSqliteStore', () => {
@@ -113,6 +122,66 @@ describe('openSqliteStore', () => {
     } finally {
       await a.close();
       await b.close();
+    }
+  });
+
+  it('upgrades a database of schema version 8, before the quota registry, and keeps its executions', async () => {
+    const file = newFile();
+    mkdirSync(dirname(file), { recursive: true });
+    const v8 = new Database(file);
+    for (const migration of MIGRATIONS.slice(0, 8)) v8.exec(migration);
+    v8.pragma('user_version = 8');
+    v8.prepare('INSERT INTO tasks VALUES (?, ?, ?, ?)').run(
+      task.id,
+      task.name,
+      JSON.stringify(task.definition),
+      task.createdAt,
+    );
+    v8.close();
+
+    const store = openSqliteStore(file);
+    try {
+      expect(await store.getTask(task.id)).toStrictEqual(task);
+      expect(await store.listQuotas()).toEqual([]);
+      await store.putQuota(quota);
+      expect(await store.listQuotas()).toStrictEqual([quota]);
+    } finally {
+      await store.close();
+    }
+    const raw = new Database(file, { readonly: true });
+    try {
+      expect(raw.pragma('user_version', { simple: true })).toBe(SCHEMA_VERSION);
+    } finally {
+      raw.close();
+    }
+  });
+
+  it('refuses quota rows that break the schema, whoever writes them', async () => {
+    const file = newFile();
+    await openSqliteStore(file).close();
+    const raw = new Database(file);
+    try {
+      const insert = raw.prepare(
+        'INSERT INTO quotas (harness, account, state, utilization, source, attempt, observed_at) VALUES (?, ?, ?, ?, ?, ?, ?)',
+      );
+      const at = quota.observedAt;
+      expect(() => insert.run('codex', '', 'unknown', null, 'rate_limit', null, at)).toThrow(/CHECK constraint failed/);
+      expect(() => insert.run('codex', '', 'warning', 1.5, 'rate_limit', null, at)).toThrow(/CHECK constraint failed/);
+      expect(() => insert.run('codex', '', 'warning', -0.1, 'rate_limit', null, at)).toThrow(/CHECK constraint failed/);
+      expect(() => insert.run('codex', '', 'ok', null, 'attempt.ended', 0, at)).toThrow(/CHECK constraint failed/);
+      expect(() => insert.run('codex', '', 'ok', 'most', 'attempt.ended', null, at)).toThrow(/cannot store TEXT/);
+      expect(raw.prepare('SELECT count(*) AS rows FROM quotas').get()).toEqual({ rows: 0 });
+    } finally {
+      raw.close();
+    }
+    const store = openSqliteStore(file);
+    try {
+      await expect(store.putQuota({ ...quota, state: 'gone' as QuotaRecord['state'] })).rejects.toThrow(
+        /CHECK constraint failed/,
+      );
+      expect(await store.listQuotas()).toEqual([]);
+    } finally {
+      await store.close();
     }
   });
 });

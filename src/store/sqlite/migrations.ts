@@ -236,6 +236,25 @@ export const MIGRATIONS: readonly string[] = [
   DROP TABLE run_items;
   ALTER TABLE run_items_next RENAME TO run_items;
   `,
+  // The quota registry (Store.putQuota): one row per harness and account, the last word on it.
+  // WITHOUT ROWID: small rows whose key is the lookup. No foreign key to `executions`: the record
+  // outlives the execution that observed it, and a reset may be observed by none. `observed_at` is
+  // ISO 8601 text of one width, so comparing it as text orders it in time (the upsert relies on it).
+  `
+  CREATE TABLE quotas (
+    harness TEXT NOT NULL,
+    account TEXT NOT NULL,
+    state TEXT NOT NULL CHECK (state IN ('ok', 'warning', 'exhausted')),
+    resets_at TEXT,
+    utilization REAL CHECK (utilization BETWEEN 0 AND 1),
+    source TEXT NOT NULL,
+    message TEXT,
+    execution TEXT,
+    attempt INTEGER CHECK (attempt >= 1),
+    observed_at TEXT NOT NULL,
+    PRIMARY KEY (harness, account)
+  ) STRICT, WITHOUT ROWID;
+  `,
 ];
 
 /** The schema version this build writes: the number of migrations. */

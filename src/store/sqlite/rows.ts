@@ -5,7 +5,8 @@
  */
 import { z } from 'zod';
 import { ExecutionState, Outcome } from '../../core/outcome.js';
-import type { AttemptRecord, ExecutionRecord, TaskRecord } from '../store.js';
+import { QUOTA_STATES } from '../../core/quota.js';
+import type { AttemptRecord, ExecutionRecord, QuotaRecord, TaskRecord } from '../store.js';
 
 /** Record key → column name, in table order. */
 type Columns = Readonly<Record<string, string>>;
@@ -51,6 +52,19 @@ export const ATTEMPT_COLUMNS = {
   costUsd: 'cost_usd',
 } as const;
 
+export const QUOTA_COLUMNS = {
+  harness: 'harness',
+  account: 'account',
+  state: 'state',
+  resetsAt: 'resets_at',
+  utilization: 'utilization',
+  source: 'source',
+  message: 'message',
+  execution: 'execution',
+  attempt: 'attempt',
+  observedAt: 'observed_at',
+} as const;
+
 /** `column AS key, …`: a select list whose rows come back keyed like the records. */
 export function selectList(columns: Columns): string {
   return Object.entries(columns)
@@ -71,6 +85,19 @@ export function updateSql(table: string, columns: Columns, keys: readonly string
     .map(([key, column]) => `${column} = @${key}`);
   const where = keys.map((key) => `${columns[key]} = @${key}`);
   return `UPDATE ${table} SET ${set.join(', ')} WHERE ${where.join(' AND ')}`;
+}
+
+/**
+ * `INSERT INTO table … ON CONFLICT (key columns) DO UPDATE SET column = excluded.column, …`: inserts
+ * the row, or sets every column but the keys of the row it collides with, only `WHERE` `when` holds
+ * (in which `excluded` is the new row and `table` the stored one).
+ */
+export function upsertSql(table: string, columns: Columns, keys: readonly string[], when: string): string {
+  const set = Object.entries(columns)
+    .filter(([key]) => !keys.includes(key))
+    .map(([, column]) => `${column} = excluded.${column}`);
+  const conflict = keys.map((key) => columns[key]);
+  return `${insertSql(table, columns)} ON CONFLICT (${conflict.join(', ')}) DO UPDATE SET ${set.join(', ')} WHERE ${when}`;
 }
 
 type WithoutNulls<T> = { [K in keyof T as null extends T[K] ? never : K]: T[K] } & {
@@ -168,4 +195,25 @@ export function attemptToRow(attempt: AttemptRecord): Record<string, unknown> {
     exitCode: attempt.exitCode === undefined ? null : JSON.stringify(attempt.exitCode),
     signal: attempt.signal === undefined ? null : JSON.stringify(attempt.signal),
   };
+}
+
+const QuotaRow = z.object({
+  harness: text,
+  account: text,
+  state: z.enum(QUOTA_STATES),
+  resetsAt: optionalText,
+  utilization: z.number().nullable(),
+  source: text,
+  message: optionalText,
+  execution: optionalText,
+  attempt: z.int().nullable(),
+  observedAt: text,
+});
+
+export function quotaFromRow(row: unknown): QuotaRecord {
+  return withoutNulls(QuotaRow.parse(row));
+}
+
+export function quotaToRow(quota: QuotaRecord): Record<string, unknown> {
+  return withNulls(quota, QUOTA_COLUMNS);
 }

@@ -12,6 +12,7 @@ import type {
   ExecutionPatch,
   ExecutionQuery,
   ExecutionRecord,
+  QuotaRecord,
   Store,
   TaskRecord,
 } from '../store.js';
@@ -24,11 +25,15 @@ import {
   executionFromRow,
   executionToRow,
   insertSql,
+  QUOTA_COLUMNS,
+  quotaFromRow,
+  quotaToRow,
   selectList,
   TASK_COLUMNS,
   taskFromRow,
   taskToRow,
   updateSql,
+  upsertSql,
 } from './rows.js';
 
 export { BUSY_TIMEOUT_MS } from './open.js';
@@ -59,6 +64,8 @@ class SqliteStore implements Store {
   readonly #getAttempt: Database.Statement;
   readonly #updateAttempt: Database.Statement;
   readonly #listAttempts: Database.Statement;
+  readonly #putQuota: Database.Statement;
+  readonly #listQuotas: Database.Statement;
   readonly #patchExecution: (id: string, patch: ExecutionPatch) => void;
   readonly #patchAttempt: (execution: string, number: number, patch: AttemptPatch) => void;
 
@@ -81,6 +88,11 @@ class SqliteStore implements Store {
     this.#getAttempt = db.prepare(`${attempts} WHERE execution = ? AND number = ?`);
     this.#updateAttempt = db.prepare(updateSql('attempts', ATTEMPT_COLUMNS, ['execution', 'number']));
     this.#listAttempts = db.prepare(`${attempts} WHERE execution = ? ORDER BY number`);
+    // One statement, so atomic: the stored row stays when it was observed later than the new one.
+    this.#putQuota = db.prepare(
+      upsertSql('quotas', QUOTA_COLUMNS, ['harness', 'account'], 'excluded.observed_at >= quotas.observed_at'),
+    );
+    this.#listQuotas = db.prepare(`SELECT ${selectList(QUOTA_COLUMNS)} FROM quotas ORDER BY harness, account`);
 
     // Read, merge and write in one IMMEDIATE transaction: it takes the write lock first, so a
     // writer in another process cannot slip in between the read and the write.
@@ -142,6 +154,14 @@ class SqliteStore implements Store {
 
   async listAttempts(execution: string): Promise<AttemptRecord[]> {
     return this.#listAttempts.all(execution).map(attemptFromRow);
+  }
+
+  async putQuota(record: QuotaRecord): Promise<void> {
+    this.#putQuota.run(quotaToRow(record));
+  }
+
+  async listQuotas(): Promise<QuotaRecord[]> {
+    return this.#listQuotas.all().map(quotaFromRow);
   }
 
   async close(): Promise<void> {
