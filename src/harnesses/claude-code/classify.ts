@@ -1,13 +1,14 @@
 /**
  * How a Claude Code turn ended, from its exit status, parsed events and stderr tail (reference note
- * §5, with the strings of §3.5–3.6). Pure. The final `result` line decides; `is_error` and
- * `api_error_status` are what to key off, never `subtype` or `terminal_reason` (note §3.4).
- * Quota exhaustion, a transient rate limit and an overload are kept strictly apart, because only the
- * first one switches harness by default.
+ * §5, with the strings of §3.5–3.6). Pure apart from `now`, which only dates a limit text's reset.
+ * The final `result` line decides; `is_error` and `api_error_status` are what to key off, never
+ * `subtype` or `terminal_reason` (note §3.4). Quota exhaustion, a transient rate limit and an
+ * overload are kept strictly apart, because only the first one switches harness by default.
  */
 import type { EventData, HarnessEvent } from '../../events/schema.js';
 import type { Classification, ClassifyInput } from '../adapter.js';
 import { classifyWithoutResult, describeExit, lastEvent } from '../ending.js';
+import { parseClaudeResetText } from './reset-text.js';
 
 /**
  * Quota or billing exhausted: retrying will not help before a reset or a top-up. From §5 and the
@@ -49,18 +50,16 @@ function rejectedWindow(events: readonly HarnessEvent[]): RateLimitData | undefi
   return lastEvent(events, 'rate_limit', (data) => data.status === 'rejected');
 }
 
-function classifyError(result: ResultData, events: readonly HarnessEvent[]): Classification {
+function classifyError(result: ResultData, events: readonly HarnessEvent[], now: number): Classification {
   const text = result.message ?? lastEvent(events, 'harness.error')?.message ?? 'the turn ended with an error';
   const status = result.apiErrorStatus;
   const rejected = rejectedWindow(events);
   const said = { message: text };
   // A 429 after a `rejected` unified-limit event is a subscription limit even if its wording changes.
   if (QUOTA.some((pattern) => pattern.test(text)) || (status === 429 && rejected !== undefined)) {
-    return {
-      outcome: 'quota_exhausted',
-      ...said,
-      ...(rejected?.resetsAt !== undefined && { resetsAt: rejected.resetsAt }),
-    };
+    // The event's epoch seconds are exact; the text's `· resets 9:40am (UTC)` only to the minute.
+    const resetsAt = rejected?.resetsAt ?? parseClaudeResetText(text, now);
+    return { outcome: 'quota_exhausted', ...said, ...(resetsAt !== undefined && { resetsAt }) };
   }
   if (status === 401 || AUTH.test(text)) return { outcome: 'auth_failed', ...said };
   // The HTTP status decides when Claude gave one; the wording only when it did not.
@@ -73,11 +72,11 @@ function classifyError(result: ResultData, events: readonly HarnessEvent[]): Cla
   return { outcome: 'failed', ...said };
 }
 
-/** Classifies one Claude Code turn. */
-export function classifyClaude(input: ClassifyInput): Classification {
+/** Classifies one Claude Code turn; `now` (epoch ms) dates a reset the limit text gives as wall time. */
+export function classifyClaude(input: ClassifyInput, now: number = Date.now()): Classification {
   const result = lastEvent(input.events, 'result');
   if (result === undefined) return classifyWithoutResult(input, REFUSALS);
-  if (!result.ok) return classifyError(result, input.events);
+  if (!result.ok) return classifyError(result, input.events, now);
   if (input.exitCode === 0 && input.signal === null) {
     return { outcome: 'completed', ...(result.message !== undefined && { message: result.message }) };
   }

@@ -14,6 +14,6 @@ export const claudeCodeAdapter: HarnessAdapter = {
   npmPackage: '@anthropic-ai/claude-code',
   command: claudeCommand,
   createParser: createClaudeParser,
-  classify: classifyClaude,
+  classify: (input) => classifyClaude(input),
   hooks: claudeHooks,
 };

@@ -1,9 +1,10 @@
 /**
  * How a Codex turn ended, from its exit status, parsed events and stderr tail (reference note §5,
- * with the messages of §4.4 and codex-rs `core/src/error.rs`). Pure apart from `now`, which only
- * dates a usage limit's `try again at 9:31 AM`. `turn.completed` / `turn.failed` decide; top-level
- * `error` lines and `error` items alone never end a run (note §4.3). Quota exhaustion, a transient
- * rate limit and an overload are kept strictly apart: only the first switches harness by default.
+ * with the messages of §4.4 and codex-rs `core/src/error.rs`). Pure apart from `now` and the local
+ * time zone, which only date a usage limit's `try again at 9:31 AM`. `turn.completed` / `turn.failed`
+ * decide; top-level `error` lines and `error` items alone never end a run (note §4.3). Quota
+ * exhaustion, a transient rate limit and an overload are kept strictly apart: only the first switches
+ * harness by default.
  */
 import type { Classification, ClassifyInput } from '../adapter.js';
 import { classifyWithoutResult, describeExit, lastEvent } from '../ending.js';
@@ -45,33 +46,40 @@ const OVERLOADED = /at capacity|high demand|overloaded|\b(unexpected status|last
 const RATE_LIMITED = /last status: 429\b|unexpected status 429\b|rate limit exceeded|Too Many Requests/i;
 
 const MONTHS = ['jan', 'feb', 'mar', 'apr', 'may', 'jun', 'jul', 'aug', 'sep', 'oct', 'nov', 'dec'];
+const MINUTE_MS = 60_000;
 
 /**
- * `try again at 9:31 AM` (same local day) or `try again at Nov 30th, 2026 9:31 AM` (another day), the
- * two forms codex-rs `format_retry_timestamp` writes in the machine's local time.
+ * `try again at 9:31 AM` (the reset is on the local day the message was written) or `try again at
+ * Nov 30th, 2026 9:31 AM` (another day), the two forms codex-rs `format_retry_timestamp` writes in
+ * its process's local time zone, seconds cut. `Try again at` starts the sentence on some plans.
  */
 const TRY_AGAIN_AT = /try again at (?:([A-Za-z]{3}) (\d{1,2})(?:st|nd|rd|th)?, (\d{4}) )?(\d{1,2}):(\d{2}) ?([AP]M)/i;
 
 /**
- * Reads the reset time out of a usage-limit message, as ISO 8601. A bare time is the next such local
- * wall time after `now` (codex prints the date whenever the reset is on another day, so a bare time
- * that has passed can only mean tomorrow by clock skew); undefined when the message names none.
+ * Reads the reset time out of a usage-limit message, as ISO 8601, taking its wall time in this
+ * process's local time zone: `TZ` as it is at the call (Node rereads it when it changes), else the
+ * system's. That is the zone Codex wrote it in only when the two processes resolve their zone alike.
+ * A bare time is the first such local wall time whose minute has not passed at `now` (epoch ms):
+ * today, as Codex meant it (the seconds it cut may still be ahead), or tomorrow when the minute is
+ * over, the text then being older than `now`. A dated time is that instant. Undefined when the
+ * message names none, or an impossible date or time (`Feb 30th`, `13:75 PM`).
  */
 export function parseTryAgainAt(message: string, now: number): string | undefined {
   const match = message.match(TRY_AGAIN_AT);
   if (match === null) return undefined;
   const [, month, day, year, hour12, minute, meridiem] = match;
+  if (Number(hour12) < 1 || Number(hour12) > 12 || Number(minute) > 59) return undefined;
   const hours = (Number(hour12) % 12) + (meridiem?.toUpperCase() === 'PM' ? 12 : 0);
-  const at = new Date(now);
   if (month !== undefined && day !== undefined && year !== undefined) {
     const monthIndex = MONTHS.indexOf(month.toLowerCase());
-    if (monthIndex < 0) return undefined;
-    at.setFullYear(Number(year), monthIndex, Number(day));
-    at.setHours(hours, Number(minute), 0, 0);
-    return at.toISOString();
+    const at = new Date(Number(year), monthIndex, Number(day), hours, Number(minute));
+    // Date rolls an impossible day over into the next month.
+    const exists = monthIndex >= 0 && at.getMonth() === monthIndex && at.getDate() === Number(day);
+    return exists ? at.toISOString() : undefined;
   }
+  const at = new Date(now);
   at.setHours(hours, Number(minute), 0, 0);
-  if (at.getTime() <= now) {
+  if (at.getTime() + MINUTE_MS <= now) {
     at.setDate(at.getDate() + 1);
     at.setHours(hours, Number(minute), 0, 0);
   }

@@ -31,9 +31,13 @@ export function isQuotaMessage(message: string): boolean {
   return QUOTA.some((pattern) => pattern.test(message));
 }
 
-/** `reset in 2 hours 5 minutes`, `Resets in 3hr 12min`, `Retry in 1 day`: the duration after `in`. */
-const RESET_IN = /\b(?:resets?|retry) in ((?:\d+\s*[a-z]+[\s,]*)+)/i;
+/**
+ * `reset in 2 hours 5 minutes`, `Resets in 3hr 12min`, `Retry in 1 day`, `reset in less than a
+ * minute`: the duration after `in`.
+ */
+const RESET_IN = /\b(?:resets?|retry) in (less than a minute|(?:\d+\s*[a-z]+[\s,]*)+)/i;
 const DURATION_PART = /(\d+)\s*([a-z]+)/gi;
+const LESS_THAN_A_MINUTE = 'less than a minute';
 
 /** Seconds per unit, by the unit words OpenCode and its gateway write. */
 const UNIT_SECONDS: Readonly<Record<string, number>> = {
@@ -58,12 +62,15 @@ const UNIT_SECONDS: Readonly<Record<string, number>> = {
 };
 
 /**
- * Reads a relative reset time (`It will reset in 2 hours 5 minutes`, `Resets in 3hr 12min`) as an
- * ISO instant after `now` (epoch ms); undefined when the message names none or an unknown unit.
+ * Reads a relative reset time as an ISO instant after `now` (epoch ms); undefined when the message
+ * names none or an unknown unit. The words are as precise as OpenCode made them: 1.18.33 writes a
+ * Go limit's `retry-after` as days and hours (minutes dropped, so up to an hour early), as hours and
+ * minutes or as minutes (minutes rounded up), or as `less than a minute`, read as its bound: a minute.
  */
 export function parseResetIn(message: string, now: number): string | undefined {
   const phrase = message.match(RESET_IN)?.[1];
   if (phrase === undefined) return undefined;
+  if (phrase.toLowerCase() === LESS_THAN_A_MINUTE) return new Date(now + 60_000).toISOString();
   let seconds = 0;
   for (const [, amount, unit] of phrase.matchAll(DURATION_PART)) {
     const perUnit = UNIT_SECONDS[(unit ?? '').toLowerCase()];

@@ -1,10 +1,14 @@
 import { describe, expect, it } from 'vitest';
 import type { HarnessEvent } from '../../../src/events/schema.js';
+import { classifyClaude } from '../../../src/harnesses/claude-code/classify.js';
 import { claudeCodeAdapter } from '../../../src/harnesses/claude-code/index.js';
 import { fixtureLines, parseLines, replay } from '../replay.js';
 
+/** Noon UTC on 29 Nov 2026: dates a reset a limit text gives as wall time. */
+const NOW = Date.parse('2026-11-29T12:00:00.000Z');
+
 const classify = (events: HarnessEvent[], exitCode: number | null, signal: string | null = null, stderrTail = '') =>
-  claudeCodeAdapter.classify({ events, exitCode, signal, stderrTail });
+  classifyClaude({ events, exitCode, signal, stderrTail }, NOW);
 
 const errorResult = (message: string, apiErrorStatus?: number): HarnessEvent => ({
   type: 'result',
@@ -152,7 +156,7 @@ describe('claude-code classification rules', () => {
     ['Your org is out of usage · add funds to continue', 'quota_exhausted'],
     ["You're out of usage credits. Switch to another model to continue.", 'quota_exhausted'],
     ["You've hit your monthly spend limit. See Usage in Settings", 'quota_exhausted'],
-    ['You’ve hit your Opus limit · resets 3pm (UTC)', 'quota_exhausted'],
+    ['You’ve hit your Opus limit · resets 3pm (UTC)', 'quota_exhausted', '2026-11-29T15:00:00.000Z'],
     ['Your credit balance is too low to access the Anthropic API.', 'quota_exhausted'],
     ['OAuth token has expired · Please run /login', 'auth_failed'],
     ['API Error: 529 Overloaded. This is a server-side issue', 'overloaded'],
@@ -160,9 +164,9 @@ describe('claude-code classification rules', () => {
     ['Server is temporarily limiting requests (not your usage limit)', 'rate_limited'],
     ['API Error: 400 invalid_request_error · prompt is too long', 'failed'],
   ] as const;
-  for (const [text, outcome] of byText) {
+  for (const [text, outcome, resetsAt] of byText) {
     it(`reads "${text}" without a status as ${outcome}`, () => {
-      expect(classify([errorResult(text)], 1)).toEqual({ outcome, message: text });
+      expect(classify([errorResult(text)], 1)).toEqual({ outcome, message: text, ...(resetsAt && { resetsAt }) });
     });
   }
 

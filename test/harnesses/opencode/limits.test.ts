@@ -34,13 +34,13 @@ describe('parseResetIn', () => {
     ['Subscription quota exceeded. Retry in 1 day.', '2026-11-30T12:00:00.000Z'],
     ['It will reset in 1 day 1 hour.', '2026-11-30T13:00:00.000Z'],
     ['Free usage exceeded. Retry in 45s', '2026-11-29T12:00:45.000Z'],
+    ['Usage limit reached. It will reset in less than a minute. To continue …', '2026-11-29T12:01:00.000Z'],
   ] as const;
   for (const [message, expected] of cases) {
     it(`reads "${message}"`, () => expect(parseResetIn(message, NOW)).toBe(expected));
   }
 
   it('leaves the time absent when the message names none or an unknown unit', () => {
-    expect(parseResetIn('It will reset in less than a minute.', NOW)).toBeUndefined();
     expect(parseResetIn('Free usage exceeded, subscribe to Go', NOW)).toBeUndefined();
     expect(parseResetIn('Resets in 2 fortnights', NOW)).toBeUndefined();
   });
