@@ -1,14 +1,31 @@
 /**
  * `harmflow harnesses` — for each harness, whether its CLI is found (on PATH, or installed in
- * HarmFlow's harness cache), its version, and whether that is the verified version.
+ * HarmFlow's harness cache), its version, whether that is the verified version, and its quota as the
+ * registry knows it (`--json`: every account, simulated ones included).
  * `harmflow harnesses install [NAME…]` installs the verified versions into the cache and prints the
  * PATH entries that use them.
  */
+import { existsSync } from 'node:fs';
 import { delimiter } from 'node:path';
 import type { Command } from 'commander';
 import { UsageError } from '../core/errors.js';
+import { harmflowHome } from '../core/home.js';
 import { HARNESS_NAMES, HarnessName } from '../core/outcome.js';
+import { DISPLAY_COOL_DOWN_MS, describeQuota, type QuotaStatus, quotaStatuses } from '../execution/quota.js';
 import { cachedBinDir, findHarness, harnessCacheDir, installHarness } from '../harnesses/install.js';
+import { openSqliteStore } from '../store/sqlite/sqlite-store.js';
+
+/** The quota registry of the state directory; empty when it has none yet (nothing is created). */
+async function readQuota(explicit: string | undefined): Promise<QuotaStatus[]> {
+  const home = harmflowHome(explicit);
+  if (!existsSync(home.database)) return [];
+  const store = openSqliteStore(home.database);
+  try {
+    return quotaStatuses(await store.listQuotas(), Date.now(), DISPLAY_COOL_DOWN_MS);
+  } finally {
+    await store.close();
+  }
+}
 
 const print = (text: string): void => {
   process.stdout.write(`${text}\n`);
@@ -19,21 +36,34 @@ export function registerHarnesses(program: Command): void {
     .command('harnesses')
     .description('show each harness CLI: found or not, its version, whether it is the verified one')
     .option('--json', 'print JSON')
-    .action(async (options: { json?: boolean }) => {
+    .option(
+      '--home <dir>',
+      'the state directory whose quota registry to show (default: $HARMFLOW_HOME, else ~/.harmflow)',
+    )
+    .action(async (options: { json?: boolean; home?: string }) => {
       const path = process.env.PATH ?? '';
+      const quota = await readQuota(options.home);
       const rows = await Promise.all(
         HARNESS_NAMES.map(async (harness) => {
           const onPath = await findHarness(harness, path);
           const cached = await findHarness(harness, cachedBinDir(harness));
-          return { ...onPath, ...(cached.path !== undefined && { cached: cached.path }) };
+          return {
+            ...onPath,
+            ...(cached.path !== undefined && { cached: cached.path }),
+            quota: quota.filter((status) => status.harness === harness),
+          };
         }),
       );
       if (options.json) return print(JSON.stringify(rows, null, 2));
-      print(`${'HARNESS'.padEnd(12)} ${'VERSION'.padEnd(9)} ${'VERIFIED'.padEnd(18)} FOUND`);
+      print(`${'HARNESS'.padEnd(12)} ${'VERSION'.padEnd(9)} ${'VERIFIED'.padEnd(18)} ${'QUOTA'.padEnd(40)} FOUND`);
       for (const row of rows) {
         const verdict = row.path === undefined ? '-' : row.verified ? 'yes' : `no (${row.verifiedVersion} is)`;
         const where = row.path ?? `not on PATH${row.cached ? `; verified copy in cache: ${row.cached}` : ''}`;
-        print(`${row.harness.padEnd(12)} ${(row.version ?? '-').padEnd(9)} ${verdict.padEnd(18)} ${where}`);
+        const own = row.quota.find((status) => status.account === '');
+        const state = own === undefined ? 'unknown' : describeQuota(own);
+        print(
+          `${row.harness.padEnd(12)} ${(row.version ?? '-').padEnd(9)} ${verdict.padEnd(18)} ${state.padEnd(40)} ${where}`,
+        );
       }
     });
 

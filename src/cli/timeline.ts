@@ -79,6 +79,12 @@ function describe(record: EventRecord): string | undefined {
       return `HEAD ${record.data.head.slice(0, 7)}, ${record.data.commits.length} commit(s) since base, ${record.data.changedFiles.length} uncommitted${record.data.remote ? `, ${record.data.remote.remote}/${record.data.remote.branch} at ${record.data.remote.sha.slice(0, 7)}` : ''} (${Math.round(record.data.durationMs)} ms)`;
     case 'context.written':
       return record.data.path;
+    case 'harness.skipped':
+      return `${record.data.harness} skipped: out of quota until ${record.data.until}${record.data.known ? '' : ' (estimated)'}`;
+    case 'quota.waiting':
+      return `every harness is out of quota: waiting for ${record.data.harness}, which resets at ${record.data.until}${record.data.known ? '' : ' (estimated)'} (${Math.round(record.data.waitMs / 60_000)} min)`;
+    case 'wait.ended':
+      return `${record.data.harness} has reset: carrying on`;
     case 'gate.denied':
       return `${record.data.gate} refused ${record.data.tool}: ${record.data.message}`;
     case 'gate.failed':

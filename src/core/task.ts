@@ -41,6 +41,9 @@ const duration = z.union([z.string(), z.number()]).refine((value) => parseDurati
   message: 'not a duration (examples: 45m, 1h30m, 90s, 600)',
 });
 
+/** One hour: a harness that ran out without saying when it resets is tried again after this. */
+const DEFAULT_QUOTA_COOL_DOWN_MS = 3_600_000;
+
 const switchable = Outcome.exclude(['completed', 'canceled', 'timed_out', 'switched']);
 
 /** The task file as written. Unknown keys are errors, so a typo never silently changes behaviour. */
@@ -67,6 +70,16 @@ export const TaskFile = z.strictObject({
     .array(switchable)
     .default([])
     .describe('outcomes that switch harness besides quota_exhausted (e.g. rate_limited, overloaded)'),
+  waitForReset: z
+    .boolean()
+    .default(false)
+    .describe('when every harness of the chain is out of quota, wait for the earliest reset instead of failing'),
+  maxWait: duration
+    .optional()
+    .describe('the longest such wait (waits for a reset even without waitForReset); a later reset ends the execution'),
+  quotaCoolDown: duration
+    .default(`${DEFAULT_QUOTA_COOL_DOWN_MS / 1000}s`)
+    .describe('how long a harness that ran out without saying when it resets counts as out'),
   gates: GatesConfig.default(GatesConfig.parse({})).describe(
     'checks around every tool call of every attempt, whichever harness runs it (docs/gates.md)',
   ),
@@ -98,6 +111,13 @@ export interface Task {
   readonly switchOn: ReadonlySet<Outcome>;
   /** The gates around every attempt's tool calls. */
   readonly gates: GatesSettings;
+  /**
+   * When every harness of the chain is out of quota: wait for the earliest reset (at most `maxMs`
+   * when given), or `false` to end the execution.
+   */
+  readonly waitForReset: { readonly maxMs?: number } | false;
+  /** How long a harness that ran out without a reset time counts as out, in ms. */
+  readonly quotaCoolDownMs: number;
 }
 
 /** Normalizes a validated task file; `resolvePath` makes file-relative paths absolute. */
@@ -124,6 +144,9 @@ export function resolveTask(file: TaskFile, resolvePath: (path: string) => strin
     ...(file.interruptBudget !== undefined && { interruptBudgetMs: parseDuration(file.interruptBudget) ?? 0 }),
     switchOn: new Set<Outcome>(['quota_exhausted', ...file.failoverOn]),
     gates: file.gates,
+    waitForReset:
+      file.maxWait !== undefined ? { maxMs: parseDuration(file.maxWait) ?? 0 } : file.waitForReset ? {} : false,
+    quotaCoolDownMs: parseDuration(file.quotaCoolDown) ?? 0,
   };
 }
 
@@ -155,6 +178,9 @@ export const StoredTask = z.object({
   switchOn: z.array(Outcome),
   /** Absent in tasks stored before gates existed: they get the defaults. */
   gates: GatesConfig.optional(),
+  /** Absent in tasks stored before quota scheduling: no wait, a one-hour cool-down. */
+  waitForReset: z.union([z.literal(false), z.object({ maxMs: z.number().min(0).optional() })]).optional(),
+  quotaCoolDownMs: z.number().min(0).optional(),
 });
 
 /** The store's JSON form of a task. */
@@ -186,5 +212,10 @@ export function taskFromStore(definition: unknown): Task {
     ...(stored.interruptBudgetMs !== undefined && { interruptBudgetMs: stored.interruptBudgetMs }),
     switchOn: new Set(stored.switchOn),
     gates: stored.gates ?? GatesConfig.parse({}),
+    waitForReset:
+      stored.waitForReset === undefined || stored.waitForReset === false
+        ? false
+        : { ...(stored.waitForReset.maxMs !== undefined && { maxMs: stored.waitForReset.maxMs }) },
+    quotaCoolDownMs: stored.quotaCoolDownMs ?? DEFAULT_QUOTA_COOL_DOWN_MS,
   };
 }

@@ -163,6 +163,15 @@ export const EventPayloads = {
     durationMs: z.number(),
   }),
   'context.written': z.object({ path: z.string(), attempts: z.int() }),
+  /**
+   * A link of the chain passed over because its harness is known to be out of quota until `until`
+   * (`known`: the harness said so; otherwise the task's cool-down since it ran out).
+   */
+  'harness.skipped': z.object({ harness: z.string(), until: z.string(), known: z.boolean() }),
+  /** Every harness of the chain is out: the execution waits for `harness`, whose reset comes first. */
+  'quota.waiting': z.object({ harness: z.string(), until: z.string(), known: z.boolean(), waitMs: z.number() }),
+  /** The wait ended: the reset came (`reset`); the execution carries on, on `harness`. */
+  'wait.ended': z.object({ harness: z.string(), reason: z.enum(['reset']) }),
   /** A gate refused a tool call before it ran; `message` is what the agent was told. */
   'gate.denied': z.object({
     gate: z.string(),

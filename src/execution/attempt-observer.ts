@@ -49,6 +49,8 @@ export class AttemptObserver {
   sessionId: string | undefined;
   model: string | undefined;
   lastMessage: string | undefined;
+  /** The last rate-limit status the harness reported (Claude Code's `rate_limit_event`), for the quota registry. */
+  rateLimit: { status: string; utilization?: number | undefined } | undefined;
   readonly usage: UsageTotals = {};
 
   /** `taskName` names the single work item when the harness reports no plan. */
@@ -72,6 +74,9 @@ export class AttemptObserver {
         return [];
       case 'usage':
         this.addUsage(event.data);
+        return [];
+      case 'rate_limit':
+        this.rateLimit = { status: event.data.status, utilization: event.data.utilization };
         return [];
       case 'tool.call':
         this.pendingCalls.set(event.data.id, event.data);

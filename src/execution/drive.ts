@@ -18,6 +18,7 @@
  */
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { type Clock, systemClock } from '../core/clock.js';
 import { compact } from '../core/compact.js';
 import type { HomePaths } from '../core/home.js';
 import { writeJsonAtomic } from '../core/json-file.js';
@@ -33,6 +34,8 @@ import type { AttemptContext, ExecutionContext } from './context-schema.js';
 import type { ExecutionControl } from './control.js';
 import { buildHandoffPrompt, type HandledMessage } from './handoff.js';
 import { LiveUsage } from './live-usage.js';
+import { nextLink } from './next-link.js';
+import { QuotaView, quotaRecordOf } from './quota.js';
 import type { AttemptRef, Recorder } from './recorder.js';
 import { type AttemptResult, runAttempt } from './run-attempt.js';
 import { decideAfterAttempt } from './switch-policy.js';
@@ -86,6 +89,8 @@ export interface DriveOptions {
   readonly control?: ExecutionControl;
   readonly onAttemptExited?: (attempt: number) => void;
   readonly onAttemptSpawned?: (attempt: number, pid: number) => void;
+  /** The clock of quota decisions and waits for a reset; the system clock by default. */
+  readonly clock?: Clock;
 }
 
 /** How the drive ended: a final state, or `suspended` (still open, to be carried on). */
@@ -127,6 +132,58 @@ export async function drive(input: DriveInput, options: DriveOptions): Promise<D
   let resumeSession = input.resumeSession;
   /** The running attempt's usage writer; stopped at the attempt's end, or here if the drive throws first. */
   let liveUsage: LiveUsage | undefined;
+  const clock = options.clock ?? systemClock;
+  /**
+   * The link the next attempt starts on (quota registry: next-link.ts), after waiting for a reset when
+   * every harness is out; `stop` when the execution ends here (`end` and `endMessage` are set) or is
+   * suspended while it waits.
+   */
+  const chooseLink = async (from: number): Promise<number | 'stop'> => {
+    const view = await QuotaView.load(store, task.quotaCoolDownMs);
+    const next = nextLink({
+      chain: task.chain,
+      from,
+      view,
+      now: clock.now(),
+      waitForReset: task.waitForReset,
+      deadline: input.deadline,
+    });
+    for (const skip of next.skipped) {
+      recorder.executor('harness.skipped', {
+        harness: skip.spec.harness,
+        until: new Date(skip.out.until).toISOString(),
+        known: skip.out.known,
+      });
+    }
+    if (next.kind === 'link') return next.index;
+    if (next.kind === 'end') {
+      end = { state: next.state };
+      endMessage = next.why;
+      return 'stop';
+    }
+    const harness = task.chain[next.index]?.harness ?? '?';
+    const waitMs = Math.max(0, next.out.until - clock.now()) + resetJitterMs();
+    recorder.executor('quota.waiting', {
+      harness,
+      until: new Date(next.out.until).toISOString(),
+      known: next.out.known,
+      waitMs,
+    });
+    await store.updateExecution(id, { state: 'waiting' });
+    await clock.sleep(waitMs, anySignal(options.signal, options.suspend));
+    if (options.signal?.aborted) {
+      end = { state: 'canceled' };
+      endMessage = 'canceled while waiting for a quota reset';
+      return 'stop';
+    }
+    if (options.suspend?.aborted) {
+      end = { state: 'suspended' };
+      return 'stop';
+    }
+    recorder.executor('wait.ended', { harness, reason: 'reset' });
+    await store.updateExecution(id, { state: 'running' });
+    return next.index;
+  };
   try {
     for (;;) {
       let turn = turns.next();
@@ -134,6 +191,12 @@ export async function drive(input: DriveInput, options: DriveOptions): Promise<D
         end = { state: 'succeeded' };
         endMessage = 'completed';
         break;
+      }
+      // Resuming the previous attempt's session needs that attempt's harness: no quota choice then.
+      if (resumeSession === undefined) {
+        const chosen = await chooseLink(progress.chainIndex);
+        if (chosen === 'stop') break;
+        progress.chainIndex = chosen;
       }
       const spec = task.chain[progress.chainIndex];
       if (!spec) throw new Error(`chain index ${progress.chainIndex} out of range`);
@@ -315,6 +378,18 @@ export async function drive(input: DriveInput, options: DriveOptions): Promise<D
         }),
       });
 
+      const quota = quotaRecordOf({
+        spec,
+        execution: id,
+        attempt: number,
+        outcome,
+        resetsAt: result.resetsAt,
+        message,
+        rateLimit: observer.rateLimit,
+        observedAt: result.endedAt,
+      });
+      if (quota !== undefined) await store.putQuota(quota);
+
       if (options.suspend?.aborted && !options.signal?.aborted) {
         end = { state: 'suspended' };
         break;
@@ -329,6 +404,11 @@ export async function drive(input: DriveInput, options: DriveOptions): Promise<D
         maxSwitches: task.maxSwitches,
         timeLeftMs: input.deadline - Date.now(),
       });
+      // The chain's end after a quota outcome: the next loop looks for a reset to wait for.
+      if (decision.kind === 'end' && decision.chainEnd && outcome === 'quota_exhausted') {
+        progress.chainIndex = task.chain.length;
+        continue;
+      }
       if (decision.kind === 'end') {
         end = { state: decision.state };
         endMessage = decision.state === 'succeeded' ? 'completed' : `attempt ${number} ${outcome}; ${decision.why}`;
@@ -372,6 +452,20 @@ export async function drive(input: DriveInput, options: DriveOptions): Promise<D
 }
 
 /** A turn's prompt, with the redelivery prefix when an earlier process was running it. */
+/**
+ * Up to 10 s after a reset: executions waiting on the same harness do not all start in the same
+ * instant, and a reset time given to the second is not started on a hair early.
+ */
+function resetJitterMs(): number {
+  return 1000 + Math.floor(Math.random() * 9000);
+}
+
+/** One signal that aborts when any of `signals` does. */
+function anySignal(...signals: (AbortSignal | undefined)[]): AbortSignal | undefined {
+  const given = signals.filter((signal): signal is AbortSignal => signal !== undefined);
+  return given.length === 0 ? undefined : AbortSignal.any(given);
+}
+
 function withRedelivery(turn: Turn, prompt: string): string {
   return turn.redelivered ? `${REDELIVERY_PREFIX}\n\n${prompt}` : prompt;
 }

@@ -9,6 +9,7 @@
  * Each entry point opens the execution's event log and closes it; the caller owns the store.
  */
 import { delimiter } from 'node:path';
+import type { Clock } from '../core/clock.js';
 import { NotFoundError } from '../core/errors.js';
 import type { HomePaths } from '../core/home.js';
 import type { ExecutionState } from '../core/outcome.js';
@@ -56,6 +57,8 @@ export interface EngineOptions {
   readonly control?: ExecutionControl;
   /** The task's preflight, when the caller already ran it (to create nothing before it passes). */
   readonly checked?: Preflight;
+  /** The clock of quota decisions and waits for a reset (a test moves it by hand); the system's by default. */
+  readonly clock?: Clock;
 }
 
 /** The PATH harnesses start with: HarmFlow's extra directories, then the host's. */
@@ -193,6 +196,7 @@ async function carry(
       ...(options.control && { control: options.control }),
       ...(options.onAttemptExited && { onAttemptExited: options.onAttemptExited }),
       ...(options.onAttemptSpawned && { onAttemptSpawned: options.onAttemptSpawned }),
+      ...(options.clock && { clock: options.clock }),
     });
     return {
       id,

@@ -18,7 +18,13 @@ export interface SwitchInput {
 
 export type Decision =
   | { readonly kind: 'switch'; readonly nextIndex: number }
-  | { readonly kind: 'end'; readonly state: ExecutionState; readonly why: string };
+  | {
+      readonly kind: 'end';
+      readonly state: ExecutionState;
+      readonly why: string;
+      /** True when only the end of the chain stopped a switch (a wait for a quota reset may still follow). */
+      readonly chainEnd?: true;
+    };
 
 /** The state an execution ends in when an attempt with this outcome is its last. */
 export function finalState(outcome: Outcome): ExecutionState {
@@ -39,7 +45,9 @@ export function decideAfterAttempt(input: SwitchInput): Decision {
   if (input.outcome === 'canceled') return end('it was canceled');
   const byHand = input.outcome === 'switched';
   if (!byHand && !input.switchOn.has(input.outcome)) return end(`${input.outcome} does not switch harness`);
-  if (input.chainIndex + 1 >= input.chainLength) return end('no harness left in the chain');
+  if (input.chainIndex + 1 >= input.chainLength) {
+    return { kind: 'end', state: finalState(input.outcome), why: 'no harness left in the chain', chainEnd: true };
+  }
   if (!byHand && input.switchesMade >= input.maxSwitches) {
     return end(`no switch left (maxSwitches: ${input.maxSwitches})`);
   }

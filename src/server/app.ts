@@ -55,7 +55,7 @@ export function createApp(options: AppOptions): Hono {
 
   app.route('/api/executions', executionRoutes({ home, store, registry: options.registry }));
   app.route('/api', admissionRoutes({ admission: options.admission, stop: options.stop }));
-  app.route('/api/harnesses', harnessRoutes(options.searchPath ?? process.env.PATH ?? ''));
+  app.route('/api/harnesses', harnessRoutes(options.searchPath ?? process.env.PATH ?? '', store));
   options.mount?.(app);
   app.route('/', uiRoutes());
   return app;

@@ -39,6 +39,12 @@ export function describeEvent(record: EventRecord): string {
       );
     case 'tool.result':
       return `${d.ok === true ? 'ok' : 'failed'}${number('exitCode') !== undefined ? ` (exit ${number('exitCode')})` : ''}`;
+    case 'harness.skipped':
+      return `${text('harness') ?? '?'} skipped: out of quota until ${text('until') ?? '?'}${d.known === false ? ' (estimated)' : ''}`;
+    case 'quota.waiting':
+      return `every harness is out of quota: waiting for ${text('harness') ?? '?'}, which resets at ${text('until') ?? '?'}`;
+    case 'wait.ended':
+      return `${text('harness') ?? '?'} has reset: carrying on`;
     case 'gate.denied':
       return clip(`gate ${text('gate') ?? '?'} refused ${text('tool') ?? 'a call'}: ${text('message') ?? ''}`);
     case 'gate.flagged':

@@ -104,6 +104,9 @@ describe('schemas/task.schema.json', () => {
       'timeout',
       'interruptBudget',
       'failoverOn',
+      'waitForReset',
+      'maxWait',
+      'quotaCoolDown',
       'gates',
     ]);
     expect(schema.properties?.repo?.default).toBe('.');

@@ -56,6 +56,8 @@ describe('loadTaskFile', () => {
         custom: [],
         failClosed: false,
       },
+      waitForReset: false,
+      quotaCoolDownMs: 3_600_000,
     });
   });
 
@@ -80,6 +82,8 @@ describe('loadTaskFile', () => {
         '  - { harness: codex, model: gpt-5.5, simulate: /abs/codex.yaml }',
         'timeout: 1h30m',
         'failoverOn: [rate_limited, overloaded]',
+        'maxWait: 2h',
+        'quotaCoolDown: 20m',
         'gates:',
         '  commands: { allow: [push-base] }',
         '  custom: [{ name: lint, command: ./gate.sh }]',
@@ -115,6 +119,8 @@ describe('loadTaskFile', () => {
         custom: [{ name: 'lint', command: './gate.sh', events: ['PreToolUse'], timeoutMs: 5000 }],
         failClosed: true,
       },
+      waitForReset: { maxMs: 2 * 3_600_000 },
+      quotaCoolDownMs: 20 * 60_000,
     });
   });
 

@@ -62,16 +62,18 @@ describe('decideAfterAttempt', () => {
     });
   });
 
-  it('ends when no harness is left in the chain', () => {
+  it('ends when no harness is left in the chain, marked as the chain’s end (a quota reset may still be waited for)', () => {
     expect(decide({ chainIndex: 2, maxSwitches: 5 })).toStrictEqual({
       kind: 'end',
       state: 'failed',
       why: 'no harness left in the chain',
+      chainEnd: true,
     });
     expect(decide({ chainLength: 1, maxSwitches: 5 })).toStrictEqual({
       kind: 'end',
       state: 'failed',
       why: 'no harness left in the chain',
+      chainEnd: true,
     });
   });
 
@@ -109,6 +111,7 @@ describe('decideAfterAttempt', () => {
       kind: 'end',
       state: 'failed',
       why: 'no harness left in the chain',
+      chainEnd: true,
     });
   });
 });

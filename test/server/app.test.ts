@@ -141,7 +141,48 @@ describe('GET /api/harnesses', () => {
       binary: 'codex',
       verifiedVersion: '0.171.0',
       verified: false,
+      quota: [],
     });
+  });
+});
+
+describe('GET /api/harnesses: quota', () => {
+  it('gives each harness its quota records, with outUntil while it is out', async () => {
+    const resetsAt = new Date(Date.now() + 3_600_000).toISOString();
+    const observedAt = new Date().toISOString();
+    await fixture.store.putQuota({
+      harness: 'codex',
+      account: '',
+      state: 'exhausted',
+      resetsAt,
+      source: 'quota.exhausted',
+      observedAt,
+    });
+    await fixture.store.putQuota({
+      harness: 'gemini',
+      account: '',
+      state: 'warning',
+      utilization: 0.96,
+      source: 'rate_limit',
+      observedAt,
+    });
+    const { body } = await json('/api/harnesses');
+    const quota = (name: string) => body.harnesses.find((h: { harness: string }) => h.harness === name).quota;
+    expect(quota('codex')).toEqual([
+      {
+        harness: 'codex',
+        account: '',
+        state: 'exhausted',
+        resetsAt,
+        outUntil: resetsAt,
+        source: 'quota.exhausted',
+        observedAt,
+      },
+    ]);
+    expect(quota('gemini')).toEqual([
+      { harness: 'gemini', account: '', state: 'warning', utilization: 0.96, source: 'rate_limit', observedAt },
+    ]);
+    expect(quota('opencode')).toEqual([]);
   });
 });
 

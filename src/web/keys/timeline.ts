@@ -14,7 +14,15 @@
  */
 
 /** The event types that tell the story of a harness switch, what `n`/`N` jump between. */
-const SWITCH_TYPES: ReadonlySet<string> = new Set(['quota.exhausted', 'failover', 'attempt.started', 'attempt.ended']);
+const SWITCH_TYPES: ReadonlySet<string> = new Set([
+  'quota.exhausted',
+  'failover',
+  'attempt.started',
+  'attempt.ended',
+  'harness.skipped',
+  'quota.waiting',
+  'wait.ended',
+]);
 
 export function isSwitchRelated(type: string): boolean {
   return SWITCH_TYPES.has(type);

@@ -1,0 +1,138 @@
+/**
+ * The quota registry as the engine uses it: what an attempt's end says about its harness's quota
+ * (recorded in the store, so every execution learns from every other), and, before an attempt
+ * starts, which harnesses of the chain are known to be out and until when.
+ *
+ * A harness counts as out while its last record says `exhausted` and either its reset time is still
+ * ahead, or — when it never said when — its cool-down since the observation is. Nothing else makes a
+ * harness out: a rate limit or an overload is transient and stays with the attempt that saw it.
+ * A simulated link keeps an account of its own per scenario (`sim:<scenario file>`): playing a
+ * harness never marks the real one as out, and one scenario's quota is not another's.
+ */
+import type { Outcome } from '../core/outcome.js';
+import type { HarnessSpec } from '../core/task.js';
+import type { QuotaRecord, Store } from '../store/store.js';
+
+/** The registry account of a chain link. */
+export function quotaAccount(spec: HarnessSpec): string {
+  return spec.simulate === undefined ? '' : `sim:${spec.simulate}`;
+}
+
+/** How long a link is out, when it is. */
+export interface OutUntil {
+  /** Epoch ms until which it counts as out. */
+  readonly until: number;
+  /** True when the harness said when it resets; false when the cool-down decided. */
+  readonly known: boolean;
+  readonly record: QuotaRecord;
+}
+
+/** The quota records of every harness, read once before a decision. */
+export class QuotaView {
+  readonly #records: readonly QuotaRecord[];
+  readonly #coolDownMs: number;
+
+  constructor(records: readonly QuotaRecord[], coolDownMs: number) {
+    this.#records = records;
+    this.#coolDownMs = coolDownMs;
+  }
+
+  static async load(store: Store, coolDownMs: number): Promise<QuotaView> {
+    return new QuotaView(await store.listQuotas(), coolDownMs);
+  }
+
+  /** When `spec`'s harness is known to be out at `now`, until when; undefined when it is not. */
+  outUntil(spec: HarnessSpec, now: number): OutUntil | undefined {
+    const account = quotaAccount(spec);
+    const record = this.#records.find(
+      (candidate) => candidate.harness === spec.harness && candidate.account === account,
+    );
+    return record === undefined ? undefined : outUntil(record, now, this.#coolDownMs);
+  }
+}
+
+/**
+ * Until when `record` says its harness is out at `now` (its reset, or the cool-down since it ran out
+ * when it gave none); undefined when it is not out.
+ */
+export function outUntil(record: QuotaRecord, now: number, coolDownMs: number): OutUntil | undefined {
+  if (record.state !== 'exhausted') return undefined;
+  const resets = record.resetsAt === undefined ? Number.NaN : Date.parse(record.resetsAt);
+  const known = !Number.isNaN(resets);
+  const until = known ? resets : Date.parse(record.observedAt) + coolDownMs;
+  return until > now ? { until, known, record } : undefined;
+}
+
+/** What an ended attempt tells the registry, when it tells anything. */
+export interface AttemptQuota {
+  readonly spec: HarnessSpec;
+  readonly execution: string;
+  readonly attempt: number;
+  readonly outcome: Outcome;
+  readonly resetsAt?: string | undefined;
+  readonly message?: string | undefined;
+  /** The last `rate_limit` the attempt reported: its status and utilization (0–1), if any. */
+  readonly rateLimit?: { readonly status: string; readonly utilization?: number | undefined } | undefined;
+  readonly observedAt: string;
+}
+
+/**
+ * The registry record an ended attempt makes: `exhausted` for a quota outcome (with its reset time
+ * when the harness gave one), `warning` when it completed but reported a limit close to full, `ok`
+ * when it completed otherwise. Other outcomes say nothing about the quota: undefined.
+ */
+export function quotaRecordOf(end: AttemptQuota): QuotaRecord | undefined {
+  const head = {
+    harness: end.spec.harness,
+    account: quotaAccount(end.spec),
+    execution: end.execution,
+    attempt: end.attempt,
+    observedAt: end.observedAt,
+  };
+  if (end.outcome === 'quota_exhausted') {
+    return {
+      ...head,
+      state: 'exhausted',
+      source: 'quota.exhausted',
+      ...(end.resetsAt !== undefined && { resetsAt: end.resetsAt }),
+      ...(end.message !== undefined && { message: end.message }),
+    };
+  }
+  if (end.outcome !== 'completed') return undefined;
+  const warning = end.rateLimit !== undefined && end.rateLimit.status.includes('warning');
+  const utilization = end.rateLimit?.utilization;
+  return {
+    ...head,
+    state: warning ? 'warning' : 'ok',
+    source: warning ? 'rate_limit' : 'attempt.ended',
+    ...(utilization !== undefined && { utilization }),
+  };
+}
+
+/** One quota record as the surfaces show it: stored, plus whether the harness is still out `now`. */
+export interface QuotaStatus extends QuotaRecord {
+  /** ISO 8601; present only while the harness counts as out (with the default cool-down when it gave no reset). */
+  readonly outUntil?: string;
+}
+
+/** The default cool-down, for surfaces that show the registry outside any task: one hour. */
+export const DISPLAY_COOL_DOWN_MS = 3_600_000;
+
+/** The registry's records with `outUntil` where the harness is still out at `now`. */
+export function quotaStatuses(records: readonly QuotaRecord[], now: number, coolDownMs: number): QuotaStatus[] {
+  return records.map((record) => {
+    const out = outUntil(record, now, coolDownMs);
+    return { ...record, ...(out !== undefined && { outUntil: new Date(out.until).toISOString() }) };
+  });
+}
+
+/** A quota status in a few words: `ok`, `warning (96% used)`, `out until …`, `reset (ran out …)`. */
+export function describeQuota(status: QuotaStatus): string {
+  if (status.outUntil !== undefined)
+    return `out until ${status.outUntil}${status.resetsAt === undefined ? ' (estimated)' : ''}`;
+  if (status.state === 'exhausted') return `reset (ran out ${status.observedAt})`;
+  if (status.state === 'warning') {
+    return `warning${status.utilization === undefined ? '' : ` (${Math.round(status.utilization * 100)}% used)`}`;
+  }
+  return 'ok';
+}
