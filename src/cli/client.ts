@@ -79,6 +79,8 @@ export interface ServiceClient {
   send(id: string, text: string): Promise<Turn>;
   /** `POST /api/executions/:id/cancel`: asks; the execution ends later. */
   cancel(id: string): Promise<ExecutionRecord>;
+  /** `POST /api/executions/:id/resume`: ends its wait for a quota reset now (409 when it is not waiting). */
+  resume(id: string): Promise<ExecutionRecord>;
   /** `GET /api/admission`. */
   admission(): Promise<AdmissionStatus>;
   /** `POST /api/admission/hold`. */
@@ -182,6 +184,7 @@ export function createClient(options: ClientOptions): ServiceClient {
     send: async (id, text) =>
       (await call('POST', `${executionPath(id)}/messages`, z.object({ turn: Turn }), { text })).turn,
     cancel: async (id) => (await call('POST', `${executionPath(id)}/cancel`, ExecutionBody)).execution,
+    resume: async (id) => (await call('POST', `${executionPath(id)}/resume`, ExecutionBody)).execution,
     admission: () => call('GET', '/api/admission', AdmissionStatus),
     hold: (reason) => call('POST', '/api/admission/hold', AdmissionStatus, { reason }),
     release: () => call('POST', '/api/admission/release', AdmissionStatus),

@@ -6,6 +6,7 @@ import { registerDemo } from './demo.js';
 import { registerGate } from './gate.js';
 import { registerHarnesses } from './harnesses.js';
 import { registerRecords } from './records.js';
+import { registerResume } from './resume.js';
 import { registerRun } from './run.js';
 import { registerSchema } from './schema.js';
 import { registerSend } from './send.js';
@@ -32,6 +33,7 @@ export function buildProgram(): Command {
   registerSubmit(program);
   registerSend(program);
   registerCancel(program);
+  registerResume(program);
   registerAdmission(program);
   registerStop(program);
   registerWorkflow(program);

@@ -84,7 +84,9 @@ function describe(record: EventRecord): string | undefined {
     case 'quota.waiting':
       return `every harness is out of quota: waiting for ${record.data.harness}, which resets at ${record.data.until}${record.data.known ? '' : ' (estimated)'} (${Math.round(record.data.waitMs / 60_000)} min)`;
     case 'wait.ended':
-      return `${record.data.harness} has reset: carrying on`;
+      return record.data.reason === 'reset'
+        ? `${record.data.harness} has reset: carrying on`
+        : `resumed by hand before the reset: carrying on, on ${record.data.harness}`;
     case 'gate.denied':
       return `${record.data.gate} refused ${record.data.tool}: ${record.data.message}`;
     case 'gate.failed':

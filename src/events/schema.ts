@@ -170,8 +170,11 @@ export const EventPayloads = {
   'harness.skipped': z.object({ harness: z.string(), until: z.string(), known: z.boolean() }),
   /** Every harness of the chain is out: the execution waits for `harness`, whose reset comes first. */
   'quota.waiting': z.object({ harness: z.string(), until: z.string(), known: z.boolean(), waitMs: z.number() }),
-  /** The wait ended: the reset came (`reset`); the execution carries on, on `harness`. */
-  'wait.ended': z.object({ harness: z.string(), reason: z.enum(['reset']) }),
+  /**
+   * The wait ended: the reset came (`reset`), or a person resumed it early (`resumed`); the execution
+   * carries on, on `harness`.
+   */
+  'wait.ended': z.object({ harness: z.string(), reason: z.enum(['reset', 'resumed']) }),
   /** A gate refused a tool call before it ran; `message` is what the agent was told. */
   'gate.denied': z.object({
     gate: z.string(),

@@ -170,7 +170,10 @@ export async function drive(input: DriveInput, options: DriveOptions): Promise<D
       waitMs,
     });
     await store.updateExecution(id, { state: 'waiting' });
-    await clock.sleep(waitMs, anySignal(options.signal, options.suspend));
+    const resumed = new AbortController();
+    const unwatch = options.control?.watchResume(() => resumed.abort());
+    await clock.sleep(waitMs, anySignal(options.signal, options.suspend, resumed.signal));
+    unwatch?.();
     if (options.signal?.aborted) {
       end = { state: 'canceled' };
       endMessage = 'canceled while waiting for a quota reset';
@@ -180,7 +183,7 @@ export async function drive(input: DriveInput, options: DriveOptions): Promise<D
       end = { state: 'suspended' };
       return 'stop';
     }
-    recorder.executor('wait.ended', { harness, reason: 'reset' });
+    recorder.executor('wait.ended', { harness, reason: resumed.signal.aborted ? 'resumed' : 'reset' });
     await store.updateExecution(id, { state: 'running' });
     return next.index;
   };

@@ -8,6 +8,7 @@
 import { writeFileSync } from 'node:fs';
 import type { HomePaths } from '../core/home.js';
 import { openEventLog } from '../events/log.js';
+import { ExecutionControl } from '../execution/control.js';
 import { carryOn, type EngineOptions, type ExecutionResult } from '../execution/engine.js';
 import { releaseOwnership } from '../execution/owner-file.js';
 import { Recorder } from '../execution/recorder.js';
@@ -34,6 +35,7 @@ export class ExecutionOwner {
   readonly #deps: OwnerDeps;
   readonly #queue: DurableQueue;
   readonly #cancel = new AbortController();
+  readonly #control = new ExecutionControl();
   #phase: OwnerPhase = 'queued';
   /** The process group of the turn running now, for a kill when the close budget runs out. */
   #pgid: number | undefined;
@@ -72,6 +74,11 @@ export class ExecutionOwner {
     this.#cancel.abort();
   }
 
+  /** Ends the execution's wait for a quota reset now; false when it is not waiting. */
+  resumeNow(): boolean {
+    return this.#control.resumeNow();
+  }
+
   /** Kills the running turn's process group now (the service's close budget ran out). */
   kill(): void {
     if (this.#pgid === undefined) return;
@@ -102,6 +109,7 @@ export class ExecutionOwner {
         store,
         signal: this.#cancel.signal,
         suspend: this.#deps.suspend,
+        control: this.#control,
         onAttemptSpawned: (attempt, pid) => {
           this.#pgid = pid;
           this.#deps.engine.onAttemptSpawned?.(attempt, pid);

@@ -113,6 +113,19 @@ export class Registry {
   }
 
   /**
+   * Ends `id`'s wait for a quota reset now: it carries on, on the harness it waited for, as a new
+   * attempt. Throws ConflictError (409) when it is not waiting. Returns its record as it was.
+   */
+  async resume(id: string): Promise<ExecutionRecord> {
+    const record = await this.#get(id);
+    const owner = this.#owners.get(id);
+    if (record.state !== 'waiting' || owner === undefined || !owner.resumeNow()) {
+      throw new ConflictError(`execution ${id} is ${record.state}, not waiting for a quota reset`);
+    }
+    return record;
+  }
+
+  /**
    * Reopens every execution an earlier process left open (a live state, no `ended` marker, no live
    * owner): those with queued or in-flight turns first, then the rest, oldest first; each waits for
    * admission like a new one. Returns their ids in that order.

@@ -44,7 +44,9 @@ export function describeEvent(record: EventRecord): string {
     case 'quota.waiting':
       return `every harness is out of quota: waiting for ${text('harness') ?? '?'}, which resets at ${text('until') ?? '?'}`;
     case 'wait.ended':
-      return `${text('harness') ?? '?'} has reset: carrying on`;
+      return text('reason') === 'resumed'
+        ? `resumed by hand before the reset: carrying on, on ${text('harness') ?? '?'}`
+        : `${text('harness') ?? '?'} has reset: carrying on`;
     case 'gate.denied':
       return clip(`gate ${text('gate') ?? '?'} refused ${text('tool') ?? 'a call'}: ${text('message') ?? ''}`);
     case 'gate.flagged':

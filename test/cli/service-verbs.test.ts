@@ -209,6 +209,26 @@ describe('send', () => {
   });
 });
 
+describe('resume', () => {
+  it('asks the service to end the wait and says so; 409 (not waiting) is exit 7', async () => {
+    fake.answer(`POST /api/executions/${ID}/resume`, { status: 202, body: { execution: executionRecord('waiting') } });
+    const resumed = await harmflow(['resume', ID]);
+    expect(resumed.code).toBe(EXIT.ok);
+    expect(resumed.stdout).toBe(`${ID} resumed: it carries on now\n`);
+    expect(fake.requests.map((request) => `${request.method} ${request.path}`)).toEqual([
+      `POST /api/executions/${ID}/resume`,
+    ]);
+
+    fake.answer(
+      `POST /api/executions/${ID}/resume`,
+      apiError(409, 'ConflictError', `execution ${ID} is running, not waiting for a quota reset`),
+    );
+    const running = await harmflow(['resume', ID]);
+    expect(running.code).toBe(EXIT.conflict);
+    expect(running.stderr).toBe(`harmflow: execution ${ID} is running, not waiting for a quota reset\n`);
+  });
+});
+
 describe('cancel', () => {
   it('waits until the execution has ended and prints its final state', async () => {
     fake.answer(`POST /api/executions/${ID}/cancel`, { status: 202, body: { execution: executionRecord('running') } });

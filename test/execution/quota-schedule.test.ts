@@ -9,6 +9,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { Clock } from '../../src/core/clock.js';
 import { readEvents } from '../../src/events/log.js';
 import type { EventRecord } from '../../src/events/schema.js';
+import { ExecutionControl } from '../../src/execution/control.js';
 import { type Bench, makeBench, simulated } from '../execution/fixture.js';
 
 /** A clock that sleeps by moving itself forward at once. */
@@ -156,6 +157,40 @@ describe('quota-aware scheduling', () => {
     );
     expect(late.state).toBe('timed_out');
     expect(recordsOf(late.id, 'execution.ended')[0]?.data.message).toMatch(/is after the deadline$/);
+  }, 60_000);
+
+  it('resumed by hand during the wait, it carries on at once on the harness it waited for', async () => {
+    const control = new ExecutionControl();
+    const clock: Clock = {
+      now: () => Date.now(),
+      sleep: (_ms, signal) =>
+        new Promise((resolve) => signal?.addEventListener('abort', () => resolve(), { once: true })),
+    };
+    const claude = bench.scenario('claude-out-then-done', {
+      ...quotaIn('1h'),
+      turns: [
+        { when: 'Attempt 1 — claude-code', steps: [{ say: 'Plan upgraded; carrying on.' }, { end: 'complete' }] },
+      ],
+    });
+    const result = await bench.run(
+      bench.task({ harness: simulated('claude-code', claude), waitForReset: true, timeout: '3h' }),
+      {
+        clock,
+        control,
+        onRecord: (record) => {
+          if (record.type === 'quota.waiting') setTimeout(() => expect(control.resumeNow()).toBe(true), 50);
+        },
+      },
+    );
+    expect(result.state).toBe('succeeded');
+    expect(recordsOf(result.id, 'wait.ended').map((record) => record.data)).toEqual([
+      { harness: 'claude-code', reason: 'resumed' },
+    ]);
+    expect(result.attempts.map((a) => [a.harness, a.outcome])).toEqual([
+      ['claude-code', 'quota_exhausted'],
+      ['claude-code', 'completed'],
+    ]);
+    expect(control.resumeNow()).toBe(false);
   }, 60_000);
 
   it('a cancel during the wait ends the execution canceled', async () => {

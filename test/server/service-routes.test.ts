@@ -167,6 +167,34 @@ describe('messages and cancel', () => {
   });
 });
 
+describe('POST /api/executions/:id/resume', () => {
+  it('ends a wait for a quota reset (202): the execution carries on; 409 when it is not waiting', {
+    timeout: 30_000,
+  }, async () => {
+    const scenario = bench.scenario('out-for-an-hour', {
+      steps: [{ say: 'working' }, { end: { quota: { resetsIn: '1h' } } }],
+      turns: [{ when: 'Attempt 1 — claude-code', steps: [{ say: 'carrying on' }, { end: 'complete' }] }],
+    });
+    const body = taskBody({ harness: simulated('claude-code', scenario), waitForReset: true, timeout: '2h' });
+    const { execution } = (await (await post('/api/executions', { task: body })).json()) as {
+      execution: { id: string };
+    };
+    await expect
+      .poll(async () => (await bench.store.getExecution(execution.id))?.state, { timeout: 20_000 })
+      .toBe('waiting');
+    const resumed = await post(`/api/executions/${execution.id}/resume`, {});
+    expect(resumed.status).toBe(202);
+    await bench.registry.settled();
+    expect((await bench.store.getExecution(execution.id))?.state).toBe('succeeded');
+    await expectError(
+      await post(`/api/executions/${execution.id}/resume`, {}),
+      409,
+      'ConflictError',
+      /is succeeded, not waiting for a quota reset/,
+    );
+  });
+});
+
 describe('POST /api/stop', () => {
   it('answers 202 and stops the service', async () => {
     const response = await post('/api/stop', {});

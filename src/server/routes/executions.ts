@@ -71,6 +71,11 @@ export function executionRoutes({ home, store, registry }: ExecutionRoutesOption
     return c.json({ execution }, 202);
   });
 
+  routes.post('/:id/resume', async (c) => {
+    const execution = await registry.resume(c.req.param('id'));
+    return c.json({ execution }, 202);
+  });
+
   routes.get('/', async (c) => {
     const query = ListQuery.safeParse(c.req.query());
     if (!query.success) throw new UsageError(`bad query: ${z.prettifyError(query.error).replace(/\n/g, ' ')}`);
