@@ -7,7 +7,6 @@
  * on Claude Code, with the handoff. Runs when HARMFLOW_HARNESS_BIN_DIRS lists the CLIs.
  */
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import type { Clock } from '../../src/core/clock.js';
 import type { HarnessName } from '../../src/core/outcome.js';
 import { readEvents } from '../../src/events/log.js';
 import type { EventRecord } from '../../src/events/schema.js';
@@ -15,6 +14,7 @@ import type { EngineOptions } from '../../src/execution/engine.js';
 import { connectHarness } from '../../src/simulators/model-api/connect.js';
 import { type ModelApi, startModelApi } from '../../src/simulators/model-api/server.js';
 import { type Bench, GIT_IDENTITY, makeBench } from '../execution/fixture.js';
+import { HandClock } from '../execution/hand-clock.js';
 import { REAL_PATH, realHarnessesAvailable } from './real-harnesses.js';
 
 const enabled = realHarnessesAvailable(['claude-code', 'codex']);
@@ -24,20 +24,6 @@ const SUBSCRIPTION_RESET_MS = 2 * 60 * 60 * 1000;
 
 /** Up to three real CLI runs of a few seconds each. */
 const TEST_TIMEOUT_MS = 120_000;
-
-/** A clock that sleeps by moving itself forward at once. */
-class HandClock implements Clock {
-  time = Date.now();
-  slept: number[] = [];
-  /** Called as each sleep begins (the engine has set the execution waiting by then). */
-  onSleep: (() => Promise<void>) | undefined;
-  now = () => this.time;
-  sleep = async (ms: number) => {
-    await this.onSleep?.();
-    this.slept.push(ms);
-    this.time += Math.max(0, ms);
-  };
-}
 
 let api: ModelApi;
 let bench: Bench;

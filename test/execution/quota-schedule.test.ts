@@ -11,20 +11,7 @@ import { readEvents } from '../../src/events/log.js';
 import type { EventRecord } from '../../src/events/schema.js';
 import { ExecutionControl } from '../../src/execution/control.js';
 import { type Bench, makeBench, simulated } from '../execution/fixture.js';
-
-/** A clock that sleeps by moving itself forward at once. */
-class HandClock implements Clock {
-  time = Date.now();
-  slept: number[] = [];
-  /** Called as each sleep begins (the engine has set the execution waiting by then). */
-  onSleep: (() => Promise<void>) | undefined;
-  now = () => this.time;
-  sleep = async (ms: number) => {
-    await this.onSleep?.();
-    this.slept.push(ms);
-    this.time += Math.max(0, ms);
-  };
-}
+import { HandClock } from './hand-clock.js';
 
 let bench: Bench;
 beforeEach(() => {
