@@ -3,6 +3,8 @@
  * record it shows (docs/api.md). The service validates everything it writes with zod; the browser
  * is its own API's client and takes these shapes as given, reading optional fields as optional.
  */
+import type { Wait } from './wait.js';
+
 export interface ExecutionRecord {
   readonly id: string;
   readonly taskName: string;
@@ -36,10 +38,11 @@ export interface AttemptRecord {
   readonly costUsd?: number;
 }
 
-/** `GET /api/executions?include=attempts`. */
+/** `GET /api/executions?include=attempts` (and `waits`, with `include=attempts,waits`). */
 export interface ExecutionList {
   readonly executions: readonly ExecutionRecord[];
   readonly attempts: Readonly<Record<string, readonly AttemptRecord[]>>;
+  readonly waits?: Readonly<Record<string, Wait>>;
 }
 
 /** One line of `events.jsonl`. */
@@ -53,12 +56,15 @@ export interface EventRecord {
   readonly data: Readonly<Record<string, unknown>>;
 }
 
-/** A listed execution with its attempts, as the list screens show it. */
-export type ExecutionRow = ExecutionRecord & { readonly attemptsList: readonly AttemptRecord[] };
+/** A listed execution with its attempts, and the wait it is in when the answer has one, as the list screens show it. */
+export type ExecutionRow = ExecutionRecord & { readonly attemptsList: readonly AttemptRecord[]; readonly wait?: Wait };
 
-/** The list's executions, each with its attempts (none when the answer lists none for it). */
+/** The list's executions, each with its attempts (none when the answer lists none for it) and its wait. */
 export function withAttempts(list: ExecutionList): ExecutionRow[] {
-  return list.executions.map((execution) => ({ ...execution, attemptsList: list.attempts[execution.id] ?? [] }));
+  return list.executions.map((execution) => {
+    const wait = list.waits?.[execution.id];
+    return { ...execution, attemptsList: list.attempts[execution.id] ?? [], ...(wait !== undefined && { wait }) };
+  });
 }
 
 /** Tokens (in + out) and cost over attempts; undefined when no attempt reported any. */

@@ -4,7 +4,9 @@
  * Executions screen, selects the running execution by keyboard, steps through its Events to the
  * quota event and the switch and reads the harness names there, sends a follow-up from the
  * Transcript and sees it delivered, checks the `?` overlay, finds the execution on History once it
- * ended, and runs at 375 px. Screenshots of each screen go to a temporary folder, or to
+ * ended, and runs at 375 px. A second execution runs out of quota on its only harness and waits for
+ * the reset: its row and its detail say for which harness and until when, and "Resume now", after
+ * the page asks, carries it on to success. Screenshots of each screen go to a temporary folder, or to
  * docs/screenshots/ with HARMFLOW_UPDATE_SCREENSHOTS=1 (how the committed ones were taken).
  */
 import { mkdirSync, mkdtempSync } from 'node:fs';
@@ -195,6 +197,75 @@ describe.skipIf(!available)('the Workbench in Chromium', () => {
     await expect.poll(() => row.count()).toBe(0);
     await page.locator('#filter-text').fill('');
     await page.screenshot({ path: join(SHOTS, 'history.png') });
+    await page.close();
+  });
+
+  it('shows a waiting execution with its reset time, and resumes it now after asking', {
+    timeout: 90_000,
+  }, async () => {
+    const out = bench.scenario('out-for-an-hour', {
+      steps: [{ say: 'working' }, { end: { quota: { resetsIn: '1h' } } }],
+      turns: [{ when: 'Attempt 1 — claude-code', steps: [{ say: 'carrying on' }, { end: 'complete' }] }],
+    });
+    const task = {
+      name: 'waits',
+      repo: bench.repo,
+      baseRef: 'main',
+      prompt: 'Say something.',
+      harness: simulated('claude-code', out),
+      waitForReset: true,
+      timeout: '2h',
+    };
+    const created = await daemon.api('POST', '/api/executions', { task });
+    expect(created.status).toBe(201);
+    const waiting = (created.body as { execution: { id: string } }).execution.id;
+
+    // The Executions screen: the row says waiting, for which harness, and when it resets (in about an hour).
+    const page = await signedIn('/');
+    const row = page.locator(`#rows tr[data-id="${waiting}"]`);
+    await expect
+      .poll(() => row.locator('td.state').textContent(), { timeout: 30_000 })
+      .toMatch(/^waitingfor claude-code · resets \d\d:\d\d \(in (59 min|1 h 00 min)\)$/);
+
+    // Its detail: the wait in words and the two actions.
+    await row.locator('a').click();
+    await page.waitForURL(`**/executions/${waiting}`);
+    const note = page.locator('#wait-note');
+    await expect
+      .poll(() => note.textContent(), { timeout: 15_000 })
+      .toMatch(/^Waiting for claude-code, which resets at \d\d:\d\d \(in (59 min|1 h 00 min)\)\.$/);
+    expect(await page.locator('#resume-button').isVisible()).toBe(true);
+    expect(await page.locator('#cancel-button').isVisible()).toBe(true);
+    await page.screenshot({ path: join(SHOTS, 'waiting.png') });
+
+    // `R` asks first; Escape says no, and neither resumes nor leaves the page.
+    const dialog = page.locator('#confirm-dialog');
+    await page.keyboard.press('R');
+    await expect.poll(() => dialog.isVisible()).toBe(true);
+    expect(await page.locator('#confirm-yes').textContent()).toBe('Resume now');
+    expect(await page.evaluate('document.activeElement?.id')).toBe('confirm-no');
+    await page.keyboard.press('Escape');
+    await expect.poll(() => dialog.isVisible()).toBe(false);
+    expect(page.url()).toMatch(new RegExp(`/executions/${waiting}(#.*)?$`));
+    expect(
+      ((await daemon.api('GET', `/api/executions/${waiting}`)).body as { execution: { state: string } }).execution
+        .state,
+    ).toBe('waiting');
+
+    // The button, then the dialog's own yes by keyboard: the wait ends, a new attempt runs and succeeds.
+    await page.locator('#resume-button').click();
+    await expect.poll(() => dialog.isVisible()).toBe(true);
+    await page.keyboard.press('Tab');
+    await page.keyboard.press('Enter');
+    await expect.poll(() => page.locator('#detail-status').textContent(), { timeout: 30_000 }).toMatch(/^succeeded/);
+    expect(await note.isVisible()).toBe(false);
+    expect(await page.locator('#resume-button').isVisible()).toBe(false);
+    expect(await page.locator('#cancel-button').isVisible()).toBe(false);
+    await page.keyboard.press('2');
+    await expect
+      .poll(() => page.locator('#timeline [role="option"][data-type="wait.ended"] .summary').textContent())
+      .toMatch(/^resumed by hand before the reset/);
+    expect(await page.locator('#timeline [role="option"][data-type="attempt.started"]').count()).toBe(2);
     await page.close();
   });
 

@@ -1,14 +1,22 @@
 import { describe, expect, it } from 'vitest';
 import { EVENT_TYPES } from '../../src/events/schema.js';
 import { dispatch, duplicateKeys, helpSections, type KeyPress } from '../../src/web/keys/dispatch.js';
-import { type Action, EVENTS_KEYS, GLOBAL_KEYS, type Keymap, LIST_KEYS } from '../../src/web/keys/keymap.js';
+import {
+  type Action,
+  DETAIL_KEYS,
+  EVENTS_KEYS,
+  GLOBAL_KEYS,
+  type Keymap,
+  LIST_KEYS,
+} from '../../src/web/keys/keymap.js';
 import { first, isSwitchRelated, last, nextMatching, step } from '../../src/web/keys/timeline.js';
 
 function press(key: string, extra: Partial<KeyPress> = {}): KeyPress {
   return { key, ctrlKey: false, metaKey: false, altKey: false, inEditable: false, ...extra };
 }
 
-const EVENTS_PAGE = [EVENTS_KEYS, GLOBAL_KEYS] as const;
+const EVENTS_PAGE = [EVENTS_KEYS, DETAIL_KEYS, GLOBAL_KEYS] as const;
+const DETAIL_PAGE = [DETAIL_KEYS, GLOBAL_KEYS] as const;
 const LIST_PAGE = [LIST_KEYS, GLOBAL_KEYS] as const;
 
 describe('the keymaps', () => {
@@ -53,10 +61,18 @@ describe('the keymaps', () => {
     for (const [key, action] of expected) expect(dispatch(EVENTS_PAGE, press(key)), key).toBe(action);
   });
 
+  it('bind R to resume on every tab of the detail page, and nowhere else', () => {
+    expect(dispatch(DETAIL_PAGE, press('R'))).toBe('execution:resume');
+    expect(dispatch(EVENTS_PAGE, press('R'))).toBe('execution:resume');
+    expect(dispatch(DETAIL_PAGE, press('r'))).toBeUndefined();
+    expect(dispatch(LIST_PAGE, press('R'))).toBeUndefined();
+    expect(dispatch(DETAIL_PAGE, press('R', { inEditable: true }))).toBeUndefined();
+  });
+
   it('give no key two meanings within a keymap, nor let a page scope hide a global key', () => {
-    for (const keymap of [GLOBAL_KEYS, LIST_KEYS, EVENTS_KEYS]) expect(duplicateKeys(keymap)).toEqual([]);
+    for (const keymap of [GLOBAL_KEYS, LIST_KEYS, EVENTS_KEYS, DETAIL_KEYS]) expect(duplicateKeys(keymap)).toEqual([]);
     expect(duplicateKeys([...LIST_KEYS, ...GLOBAL_KEYS])).toEqual([]);
-    expect(duplicateKeys([...EVENTS_KEYS, ...GLOBAL_KEYS])).toEqual([]);
+    expect(duplicateKeys([...EVENTS_KEYS, ...DETAIL_KEYS, ...GLOBAL_KEYS])).toEqual([]);
   });
 
   it('duplicateKeys names each repeated key once', () => {
@@ -101,6 +117,11 @@ describe('dispatch', () => {
 });
 
 describe('helpSections', () => {
+  it("lists the resume key in the detail page's own section", () => {
+    const [section] = helpSections([{ title: 'This execution', keymap: DETAIL_KEYS }]);
+    expect(section?.rows).toEqual([{ keys: 'R', description: 'Resume a waiting execution now (asks first)' }]);
+  });
+
   it('gives one section per scope, in order, with keys joined readably', () => {
     const sections = helpSections([
       { title: 'Events', keymap: EVENTS_KEYS },

@@ -1,11 +1,11 @@
 /**
  * Execution routes, mounted at `/api/executions`: submit a task, the list (with each execution's
- * attempts on request), one execution with its attempts, its context.json, the files it changed,
- * follow-up messages and cancel. Ids reach these handlers already checked by `requireExecutionId`;
+ * attempts, and what each waiting one waits for, on request), one execution with its attempts, its
+ * context.json, the files it changed, follow-up messages, cancel and resume. Ids reach these handlers already checked by `requireExecutionId`;
  * bodies and queries are parsed with zod here. Writes go through the Registry, reads straight to the
  * store (and, for the changes, to the worktree through src/workspace).
  */
-import { readFile } from 'node:fs/promises';
+import { open, readFile } from 'node:fs/promises';
 import { isAbsolute } from 'node:path';
 import { type Context, Hono } from 'hono';
 import { z } from 'zod';
@@ -14,6 +14,7 @@ import type { HomePaths } from '../../core/home.js';
 import { type ExecutionState, FINAL_STATES, STATES } from '../../core/outcome.js';
 import { resolveTask, type Task, TaskFile } from '../../core/task.js';
 import { describeIssue } from '../../core/task-file.js';
+import { parseEventRecord } from '../../events/schema.js';
 import { ExecutionContext } from '../../execution/context-schema.js';
 import type { Registry } from '../../service/registry.js';
 import type { AttemptRecord, ExecutionRecord, Store } from '../../store/store.js';
@@ -22,11 +23,30 @@ import { readChanges } from '../../workspace/changes.js';
 const ENDED: readonly ExecutionState[] = STATES.filter((state) => FINAL_STATES.has(state));
 const LIVE: readonly ExecutionState[] = STATES.filter((state) => !FINAL_STATES.has(state));
 
+/** What `include` may ask for, comma-separated: `attempts`, `waits`. */
+const Include = z.enum(['attempts', 'waits']);
+
 const ListQuery = z.object({
   state: z.enum(['live', 'ended']).optional(),
-  /** `attempts`: the answer also maps each listed execution's id to its attempts. */
-  include: z.enum(['attempts']).optional(),
+  /**
+   * `attempts`: the answer also maps each listed execution's id to its attempts; `waits`: each
+   * listed `waiting` execution's id to what it waits for. Both: `attempts,waits`.
+   */
+  include: z
+    .string()
+    .transform((value) => value.split(','))
+    .pipe(z.array(Include))
+    .optional(),
 });
+
+/** What a waiting execution waits for: its latest `quota.waiting` record's data, and that record's time. */
+export interface WaitInfo {
+  readonly harness: string;
+  readonly until: string;
+  readonly known: boolean;
+  readonly waitMs: number;
+  readonly since: string;
+}
 
 /** `POST /`: a task file's content as JSON, its paths absolute (the CLI resolves them). */
 const SubmitBody = z.strictObject({ task: z.unknown() });
@@ -46,7 +66,7 @@ export interface ExecutionRoutesOptions {
 
 /**
  * Returns the sub-app serving `POST /`, `GET /`, `GET /:id`, `GET /:id/context`, `GET /:id/changes`,
- * `POST /:id/messages`, `POST /:id/cancel`.
+ * `POST /:id/messages`, `POST /:id/cancel`, `POST /:id/resume`.
  */
 export function executionRoutes({ home, store, registry }: ExecutionRoutesOptions): Hono {
   const routes = new Hono();
@@ -84,7 +104,11 @@ export function executionRoutes({ home, store, registry }: ExecutionRoutesOption
       state === undefined ? {} : { states: state === 'live' ? LIVE : ENDED },
     );
     if (include === undefined) return c.json({ executions });
-    return c.json({ executions, attempts: await attemptsOf(store, executions) });
+    return c.json({
+      executions,
+      ...(include.includes('attempts') && { attempts: await attemptsOf(store, executions) }),
+      ...(include.includes('waits') && { waits: await waitsOf(home, executions) }),
+    });
   });
 
   routes.get('/:id', async (c) => {
@@ -133,6 +157,52 @@ async function attemptsOf(
 ): Promise<Record<string, AttemptRecord[]>> {
   const lists = await Promise.all(executions.map((execution) => store.listAttempts(execution.id)));
   return Object.fromEntries(executions.map((execution, at) => [execution.id, lists[at] ?? []]));
+}
+
+/**
+ * Each listed `waiting` execution's id mapped to what it waits for, read from the end of its
+ * `events.jsonl` (the engine writes `quota.waiting` just before it sets the state); an execution
+ * whose log has no such record is left out.
+ */
+async function waitsOf(home: HomePaths, executions: readonly ExecutionRecord[]): Promise<Record<string, WaitInfo>> {
+  const waiting = executions.filter((execution) => execution.state === 'waiting');
+  const waits = await Promise.all(waiting.map((execution) => latestWait(home.eventsFile(execution.id))));
+  return Object.fromEntries(
+    waiting.flatMap((execution, at) => (waits[at] === undefined ? [] : [[execution.id, waits[at]]])),
+  );
+}
+
+/**
+ * 64 KiB: while an execution waits, its `quota.waiting` record is among the last few it wrote, so the
+ * log's tail holds it; a longer read happens only when the tail does not.
+ */
+const WAIT_TAIL_BYTES = 64 * 1024;
+
+/** The latest `quota.waiting` record of the log at `path`, or undefined (none, or no file). */
+async function latestWait(path: string): Promise<WaitInfo | undefined> {
+  let file: Awaited<ReturnType<typeof open>>;
+  try {
+    file = await open(path, 'r');
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+    throw error;
+  }
+  try {
+    const { size } = await file.stat();
+    for (const length of new Set([Math.min(size, WAIT_TAIL_BYTES), size])) {
+      const { buffer } = await file.read(Buffer.alloc(length), 0, length, size - length);
+      const lines = buffer.toString('utf8').split('\n');
+      for (let at = lines.length - 1; at >= 0; at -= 1) {
+        const line = lines[at] ?? '';
+        if (!line.includes('"quota.waiting"')) continue;
+        const record = parseEventRecord(line);
+        if (record?.type === 'quota.waiting') return { ...record.data, since: record.ts };
+      }
+    }
+    return undefined;
+  } finally {
+    await file.close();
+  }
 }
 
 /** The request's JSON body; a body that is not JSON is a UsageError. */

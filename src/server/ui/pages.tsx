@@ -3,7 +3,8 @@
  * the History screen (ended ones, with filters) and an execution's detail with its four tabs. Each
  * frame carries the structure, labels and ARIA roles; its module fills the regions marked with ids
  * (`rows`, `timeline`, …) from the API and keeps them live. The execution id reaches the detail
- * module through `data-execution`, already checked by the route.
+ * module through `data-execution`, already checked by the route. The detail page also holds the
+ * execution's actions (resume a wait, cancel) and the dialog that asks before either.
  */
 import { Layout } from './layout.js';
 
@@ -87,6 +88,16 @@ export function DetailPage({ execution }: { readonly execution: string }) {
       <div id="detail" data-execution={execution}>
         <h1 id="detail-title">Execution {execution}</h1>
         <p class="muted" id="detail-status" aria-live="polite" />
+        <div class="actions" id="detail-actions">
+          <p class="wait" id="wait-note" role="status" hidden />
+          <button type="button" id="resume-button" aria-keyshortcuts="R" hidden>
+            Resume now
+          </button>
+          <button type="button" id="cancel-button" hidden>
+            Cancel
+          </button>
+          <span class="muted" id="action-status" role="status" />
+        </div>
         <div role="tablist" aria-label="Execution views">
           {DETAIL_TABS.map((tab, index) => (
             <button
@@ -132,6 +143,20 @@ export function DetailPage({ execution }: { readonly execution: string }) {
         <section role="tabpanel" id="panel-changes" aria-labelledby="tab-changes" hidden tabindex={0}>
           <div id="changes-body" />
         </section>
+        <dialog id="confirm-dialog" aria-labelledby="confirm-title" aria-describedby="confirm-text">
+          <form method="dialog">
+            <h2 id="confirm-title">Are you sure?</h2>
+            <p id="confirm-text" />
+            <div class="actions">
+              <button type="submit" value="no" id="confirm-no">
+                Not now
+              </button>
+              <button type="submit" value="yes" id="confirm-yes">
+                Yes
+              </button>
+            </div>
+          </form>
+        </dialog>
       </div>
     </Layout>
   );

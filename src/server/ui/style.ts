@@ -67,6 +67,10 @@ dialog { border: 1px solid var(--line); border-radius: 8px; max-width: min(36rem
 dialog table td { padding: .2rem .6rem; }
 kbd { font-family: ui-monospace, monospace; border: 1px solid var(--line); border-bottom-width: 2px; border-radius: 4px; padding: 0 .3rem; }
 .error { color: var(--bad); }
+.actions { display: flex; gap: .5rem; align-items: center; flex-wrap: wrap; margin: 0 0 .8rem; }
+.actions .wait { margin: 0; flex-basis: 100%; color: var(--warn); font-weight: 600; }
+.state .wait-for { display: block; font-weight: 400; color: var(--muted); }
+dialog .actions { justify-content: flex-end; margin: 1rem 0 0; }
 @media (max-width: 640px) {
   main { padding: .6rem; }
   dl.facts { grid-template-columns: minmax(0, 1fr); }

@@ -3,11 +3,14 @@
  * Events, Transcript, Changes. One event stream (event-stream.ts, resuming with Last-Event-ID) feeds
  * both the timeline and the transcript, live while the execution runs; an attempt's start or end, a
  * switch or the end reloads the summary. The Transcript's box sends a follow-up into the open
- * session (`POST /api/executions/:id/messages`) and says when the harness has it.
+ * session (`POST /api/executions/:id/messages`) and says when the harness has it. Above the tabs,
+ * the actions (actions.ts): a waiting execution's wait with "Resume now", and "Cancel"; `R` resumes.
  */
 import { openEventStream } from '../event-stream.js';
-import { EVENTS_KEYS, GLOBAL_KEYS } from '../keys/keymap.js';
+import { DETAIL_KEYS, EVENTS_KEYS, GLOBAL_KEYS } from '../keys/keymap.js';
 import type { AttemptRecord, EventRecord, ExecutionRecord } from '../records.js';
+import { followWait, type Wait } from '../wait.js';
+import { ExecutionActions } from './actions.js';
 import { renderChanges } from './changes.js';
 import { byId } from './el.js';
 import { installKeys } from './keyboard.js';
@@ -18,12 +21,22 @@ import { Timeline } from './timeline.js';
 import { Transcript } from './transcript.js';
 
 /** Records after which the summary (state, chain, context) is fetched again. */
-const CHANGES_SUMMARY = new Set(['attempt.started', 'attempt.ended', 'failover', 'execution.ended', 'context.written']);
+const CHANGES_SUMMARY = new Set([
+  'attempt.started',
+  'attempt.ended',
+  'failover',
+  'execution.ended',
+  'context.written',
+  'quota.waiting',
+  'wait.ended',
+]);
 
 const execution = byId('detail').dataset.execution ?? '';
 const { api, token } = await connect();
 const timeline = new Timeline(byId('timeline'));
 const transcript = new Transcript(byId('transcript'));
+const actions = new ExecutionActions(api, execution);
+let wait: Wait | undefined;
 
 async function refreshSummary(): Promise<void> {
   const { execution: record, attempts } = (await api.get(`/api/executions/${execution}`)) as {
@@ -33,6 +46,7 @@ async function refreshSummary(): Promise<void> {
   byId('detail-title').textContent = record.taskName;
   byId('detail-status').textContent =
     `${record.state}${record.currentHarness ? ` on ${record.currentHarness}` : ''} · attempt ${record.attemptCount} · ${execution}`;
+  actions.state = record.state;
   await renderSummary(byId('summary-body'), api, record, attempts);
 }
 
@@ -57,13 +71,11 @@ const filter = byId<HTMLInputElement>('events-filter');
 filter.addEventListener('input', () => timeline.filter(filter.value));
 
 installKeys(
-  () =>
-    tabs.current === 'events'
-      ? [
-          { title: 'Events', keymap: EVENTS_KEYS },
-          { title: 'Everywhere', keymap: GLOBAL_KEYS },
-        ]
-      : [{ title: 'Everywhere', keymap: GLOBAL_KEYS }],
+  () => [
+    ...(tabs.current === 'events' ? [{ title: 'Events', keymap: EVENTS_KEYS }] : []),
+    { title: 'This execution', keymap: DETAIL_KEYS },
+    { title: 'Everywhere', keymap: GLOBAL_KEYS },
+  ],
   {
     'tab:summary': () => tabs.select('summary', true),
     'tab:events': () => tabs.select('events', true),
@@ -76,6 +88,7 @@ installKeys(
     'event:next-switch': () => timeline.nextSwitch(1),
     'event:previous-switch': () => timeline.nextSwitch(-1),
     'event:open': () => timeline.open(),
+    'execution:resume': () => void actions.resume(),
     'filter:focus': () => (tabs.current === 'events' ? filter : byId('send-text')).focus(),
     back: () => location.assign(document.referrer.includes('/history') ? '/history' : '/'),
   },
@@ -119,6 +132,12 @@ openEventStream({
       sendStatus.textContent = `Delivered to ${event.harness ?? 'the harness'} (turn ${awaitedTurn}).`;
       awaitedTurn = undefined;
     }
+    const open = followWait(wait, event);
+    if (open !== wait) {
+      wait = open;
+      actions.wait = wait;
+    }
+    if (event.type === 'wait.ended' || event.type === 'execution.ended') actions.settled();
     if (CHANGES_SUMMARY.has(event.type)) scheduleSummary();
   },
   onError: (error) => {
@@ -128,3 +147,5 @@ openEventStream({
 
 tabs.select(location.hash.slice(1) || 'summary');
 await refreshSummary();
+// The wait's countdown is to the minute; a second keeps it from lagging behind the clock.
+setInterval(() => actions.render(), 1000);

@@ -1,10 +1,12 @@
 /**
- * The Executions screen (`/`): every queued, running or waiting execution — task, state, the harness
- * it is on and its attempt, elapsed time against its timeout, tokens and cost so far — fetched every
- * 2 s (`GET /api/executions?state=live&include=attempts`), the elapsed column ticking each second.
+ * The Executions screen (`/`): every queued, running or waiting execution — task, state (for a
+ * waiting one, the harness it waits for and when that resets), the harness it is on and its attempt,
+ * elapsed time against its timeout, tokens and cost so far — fetched every 2 s
+ * (`GET /api/executions?state=live&include=attempts,waits`), the elapsed column ticking each second.
  */
 import { GLOBAL_KEYS, LIST_KEYS } from '../keys/keymap.js';
 import { type ExecutionList, type ExecutionRow, totals, withAttempts } from '../records.js';
+import { resetNote, resetTime } from '../wait.js';
 import { byId, el, formatDuration, formatTokens, formatUsd } from './el.js';
 import { installKeys } from './keyboard.js';
 import { RowList } from './row-list.js';
@@ -28,7 +30,7 @@ installKeys(
 let latest: readonly ExecutionRow[] = [];
 async function refresh(): Promise<void> {
   try {
-    const answer = (await api.get('/api/executions?state=live&include=attempts')) as ExecutionList;
+    const answer = (await api.get('/api/executions?state=live&include=attempts,waits')) as ExecutionList;
     latest = withAttempts(answer);
     render();
   } catch (error) {
@@ -47,6 +49,7 @@ function render(): void {
 
 function rowOf(execution: ExecutionRow): HTMLTableRowElement {
   const { tokens, usd } = totals(execution.attemptsList);
+  const now = new Date();
   const started = execution.startedAt === undefined ? undefined : Date.parse(execution.startedAt);
   const timeout = started === undefined ? undefined : Date.parse(execution.deadline) - started;
   const elapsed = started === undefined ? 'not started' : formatDuration(Date.now() - started);
@@ -54,7 +57,17 @@ function rowOf(execution: ExecutionRow): HTMLTableRowElement {
     'tr',
     {},
     el('td', { 'data-label': 'Task' }, el('a', { href: `/executions/${execution.id}` }, execution.taskName)),
-    el('td', { 'data-label': 'State', class: `state state-${execution.state}` }, execution.state),
+    el(
+      'td',
+      { 'data-label': 'State', class: `state state-${execution.state}` },
+      execution.state,
+      execution.wait &&
+        el(
+          'span',
+          { class: 'wait-for' },
+          `for ${execution.wait.harness} · resets ${resetTime(execution.wait, now)} (${resetNote(execution.wait, now)})`,
+        ),
+    ),
     el('td', { 'data-label': 'Harness' }, `${execution.currentHarness ?? '–'} · attempt ${execution.attemptCount}`),
     el(
       'td',

@@ -25,7 +25,9 @@ export function installKeys(scopes: () => readonly Scope[], handlers: Handlers):
   byId('help-button').addEventListener('click', openHelp);
 
   document.addEventListener('keydown', (event) => {
-    if (event.isComposing || byId<HTMLDialogElement>('token-dialog').open) return;
+    // Another open dialog (the token prompt, a confirmation) keeps its keys: Escape closes it, nothing more.
+    const dialog = document.querySelector('dialog[open]');
+    if (event.isComposing || (dialog !== null && dialog !== help)) return;
     const target = event.target as HTMLElement | null;
     const inEditable =
       target !== null && (target.isContentEditable || ['INPUT', 'TEXTAREA', 'SELECT'].includes(target.tagName));

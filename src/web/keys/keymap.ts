@@ -4,7 +4,7 @@
  *
  * Scopes: `GLOBAL_KEYS` hold on every page (the tab keys `1`–`4` only mean something on the
  * execution detail page; pages without tabs ignore those actions), `LIST_KEYS` on the Executions and
- * History tables, `EVENTS_KEYS` on the detail page's Events tab. Which scopes are active, and in what
+ * History tables, `DETAIL_KEYS` on every tab of the detail page, `EVENTS_KEYS` on its Events tab. Which scopes are active, and in what
  * order, is the page's choice (see `dispatch.ts`); what an action does is the DOM glue's.
  *
  * Shift is part of `key` ('G' is Shift+g, '?' is Shift+/), so bindings name the character produced.
@@ -31,7 +31,8 @@ export type Action =
   | 'event:first'
   | 'event:last'
   | 'event:next-switch'
-  | 'event:previous-switch';
+  | 'event:previous-switch'
+  | 'execution:resume';
 
 /** One shortcut: any of `keys` triggers `action`; `description` is its line in the help overlay. */
 export type Binding = {
@@ -59,6 +60,11 @@ export const LIST_KEYS: Keymap = [
   { keys: ['Enter'], action: 'row:open', description: 'Open the selected row' },
   { keys: ['g'], action: 'row:first', description: 'First row' },
   { keys: ['G'], action: 'row:last', description: 'Last row' },
+];
+
+/** Shift+r, like `G` and `N` a capital: it asks before it does anything, and only a waiting execution has it. */
+export const DETAIL_KEYS: Keymap = [
+  { keys: ['R'], action: 'execution:resume', description: 'Resume a waiting execution now (asks first)' },
 ];
 
 export const EVENTS_KEYS: Keymap = [

@@ -1,0 +1,98 @@
+/**
+ * The detail page's actions on its execution: while it waits for a quota reset, the wait it is in
+ * (`waiting for claude-code, which resets at 14:05 (in 59 min)`) and "Resume now"
+ * (`POST /api/executions/:id/resume`); while it is not over, "Cancel" (`POST …/cancel`). Each asks
+ * first (confirm.ts). What follows — the wait's end, the next attempt, the end — reaches the page
+ * through its event stream, so an answer here only says the request was taken.
+ */
+import type { Api } from '../api.js';
+import { describeWait, type Wait } from '../wait.js';
+import { confirmAction } from './confirm.js';
+import { byId } from './el.js';
+
+/** The states an execution can still be canceled in. */
+const OPEN_STATES = new Set(['queued', 'running', 'waiting']);
+
+export class ExecutionActions {
+  readonly #api: Api;
+  readonly #execution: string;
+  readonly #note = byId('wait-note');
+  readonly #resume = byId<HTMLButtonElement>('resume-button');
+  readonly #cancel = byId<HTMLButtonElement>('cancel-button');
+  readonly #status = byId('action-status');
+  #state: string | undefined;
+  #wait: Wait | undefined;
+
+  constructor(api: Api, execution: string) {
+    this.#api = api;
+    this.#execution = execution;
+    this.#resume.addEventListener('click', () => void this.resume());
+    this.#cancel.addEventListener('click', () => void this.cancel());
+  }
+
+  /** The execution's state, as its record says now. */
+  set state(state: string) {
+    this.#state = state;
+    this.render();
+  }
+
+  /** The wait its event stream has open, if any. */
+  set wait(wait: Wait | undefined) {
+    this.#wait = wait;
+    this.render();
+  }
+
+  /** The wait shown, when the record says waiting and the stream has a wait open. */
+  get #shownWait(): Wait | undefined {
+    return this.#state === 'waiting' ? this.#wait : undefined;
+  }
+
+  /** Shows what holds now; called on every change and every second (the countdown). */
+  render(): void {
+    const wait = this.#shownWait;
+    this.#note.hidden = wait === undefined;
+    this.#note.textContent = wait === undefined ? '' : `${capitalized(describeWait(wait, new Date()))}.`;
+    this.#resume.hidden = wait === undefined;
+    this.#cancel.hidden = this.#state === undefined || !OPEN_STATES.has(this.#state);
+  }
+
+  /** Asks, then ends the wait now; nothing when the execution is not waiting. */
+  async resume(): Promise<void> {
+    const wait = this.#shownWait;
+    if (wait === undefined) return;
+    const yes = await confirmAction({
+      title: 'Resume now?',
+      text: `The execution carries on at once, on ${wait.harness}, without waiting for its reset. If ${wait.harness} is still out of quota, that attempt runs out again.`,
+      yes: 'Resume now',
+    });
+    if (yes) await this.#post('resume', 'Resuming…', 'Not resumed');
+  }
+
+  /** Asks, then cancels the execution. */
+  async cancel(): Promise<void> {
+    const yes = await confirmAction({
+      title: 'Cancel this execution?',
+      text: 'Its harness is stopped and the execution ends canceled.',
+      yes: 'Cancel execution',
+    });
+    if (yes) await this.#post('cancel', 'Canceling…', 'Not canceled');
+  }
+
+  async #post(action: 'resume' | 'cancel', pending: string, refused: string): Promise<void> {
+    this.#status.textContent = pending;
+    try {
+      await this.#api.post(`/api/executions/${this.#execution}/${action}`);
+    } catch (error) {
+      this.#status.textContent = `${refused}: ${(error as Error).message}`;
+    }
+  }
+
+  /** Clears the pending note, once the stream shows the request's effect (the wait or the execution ended). */
+  settled(): void {
+    this.#status.textContent = '';
+  }
+}
+
+function capitalized(text: string): string {
+  return text.charAt(0).toUpperCase() + text.slice(1);
+}
