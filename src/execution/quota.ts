@@ -99,7 +99,7 @@ export function quotaRecordOf(end: AttemptQuota): QuotaRecord | undefined {
     };
   }
   if (end.outcome !== 'completed') return undefined;
-  const warning = end.rateLimit !== undefined && end.rateLimit.status.includes('warning');
+  const warning = end.rateLimit?.status.includes('warning') === true;
   const utilization = end.rateLimit?.utilization;
   return {
     ...head,

@@ -55,10 +55,12 @@ async function refreshSummary(): Promise<void> {
  * once after the burst, not once each.
  */
 const SUMMARY_DELAY_MS = 250;
-let summaryTimer: ReturnType<typeof setTimeout> | undefined;
+let summaryScheduled = false;
 function scheduleSummary(): void {
-  summaryTimer ??= setTimeout(() => {
-    summaryTimer = undefined;
+  if (summaryScheduled) return;
+  summaryScheduled = true;
+  setTimeout(() => {
+    summaryScheduled = false;
     void refreshSummary();
   }, SUMMARY_DELAY_MS);
 }
