@@ -43,15 +43,17 @@ writeAttemptGates({
 const env = { ...process.env, HARMFLOW_GATE_DIR: attemptDir };
 const hook = (fields) => JSON.stringify({ session_id: 's', cwd: worktree, tool_use_id: 'toolu_1', ...fields });
 
+const preToolUse = hook({
+  hook_event_name: 'PreToolUse',
+  tool_name: 'Bash',
+  tool_input: { command: 'npm test && git status' },
+});
+
 const cases = {
   'bare node -e ""': { args: ['-e', ''], input: '' },
   'gate PreToolUse (shell call, allowed)': {
     args: [bin, 'gate', 'PreToolUse'],
-    input: hook({
-      hook_event_name: 'PreToolUse',
-      tool_name: 'Bash',
-      tool_input: { command: 'npm test && git status' },
-    }),
+    input: preToolUse,
   },
   'gate PostToolUse (commit, one record)': {
     args: [bin, 'gate', 'PostToolUse'],
@@ -64,11 +66,7 @@ const cases = {
   },
   'gate PreToolUse, unbundled modules': {
     args: [fileURLToPath(new URL('../dist/gates/main.js', import.meta.url)), 'gate', 'PreToolUse'],
-    input: hook({
-      hook_event_name: 'PreToolUse',
-      tool_name: 'Bash',
-      tool_input: { command: 'npm test && git status' },
-    }),
+    input: preToolUse,
   },
   'full CLI (harmflow --version)': { args: [bin, '--version'], input: '' },
 };

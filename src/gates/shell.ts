@@ -135,6 +135,14 @@ export function shellCommands(line: string): ShellCommand[] {
     return end;
   };
 
+  /** Adds a backquoted command substitution starting at `index` as it is written (it expands); returns where it ends. */
+  const backquoted = (index: number): number => {
+    const end = closing(line, index + 1, '`');
+    add(line.slice(index, end));
+    expands = true;
+    return end;
+  };
+
   const doubleQuoted = (start: number): number => {
     started = true;
     let index = start;
@@ -152,10 +160,7 @@ export function shellCommands(line: string): ShellCommand[] {
           index += 1;
         }
       } else if (char === '`') {
-        const end = closing(line, index + 1, '`');
-        add(line.slice(index, end));
-        expands = true;
-        index = end;
+        index = backquoted(index);
       } else if (char === '$') {
         index = dollar(index);
       } else {
@@ -205,10 +210,7 @@ export function shellCommands(line: string): ShellCommand[] {
     } else if (char === '"') {
       index = doubleQuoted(index + 1);
     } else if (char === '`') {
-      const end = closing(line, index + 1, '`');
-      add(line.slice(index, end));
-      expands = true;
-      index = end;
+      index = backquoted(index);
     } else if (char === '$') {
       index = dollar(index);
     } else if ((char === '<' || char === '>') && next === '(') {

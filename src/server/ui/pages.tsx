@@ -8,24 +8,31 @@
  */
 import { Layout } from './layout.js';
 
+/** A list screen's table: its header row; the module fills `#rows`. */
+function RowsTable({ label, columns }: { label: string; columns: readonly string[] }) {
+  return (
+    <table class="rows" aria-label={label}>
+      <thead>
+        <tr>
+          {columns.map((column) => (
+            <th scope="col">{column}</th>
+          ))}
+        </tr>
+      </thead>
+      <tbody id="rows" />
+    </table>
+  );
+}
+
 export function ExecutionsPage() {
   return (
     <Layout title="Executions" screen="executions" module="executions.js">
       <h1>Executions</h1>
       <p class="muted" id="summary" aria-live="polite" />
-      <table class="rows" aria-label="Running, queued and waiting executions">
-        <thead>
-          <tr>
-            <th scope="col">Task</th>
-            <th scope="col">State</th>
-            <th scope="col">Harness</th>
-            <th scope="col">Elapsed / timeout</th>
-            <th scope="col">Tokens</th>
-            <th scope="col">Cost</th>
-          </tr>
-        </thead>
-        <tbody id="rows" />
-      </table>
+      <RowsTable
+        label="Running, queued and waiting executions"
+        columns={['Task', 'State', 'Harness', 'Elapsed / timeout', 'Tokens', 'Cost']}
+      />
     </Layout>
   );
 }
@@ -56,20 +63,10 @@ export function HistoryPage() {
         </label>
       </search>
       <p class="muted" id="summary" aria-live="polite" />
-      <table class="rows" aria-label="Ended executions, newest first">
-        <thead>
-          <tr>
-            <th scope="col">Task</th>
-            <th scope="col">Outcome</th>
-            <th scope="col">Harnesses</th>
-            <th scope="col">Switches</th>
-            <th scope="col">Duration</th>
-            <th scope="col">Cost</th>
-            <th scope="col">Ended</th>
-          </tr>
-        </thead>
-        <tbody id="rows" />
-      </table>
+      <RowsTable
+        label="Ended executions, newest first"
+        columns={['Task', 'Outcome', 'Harnesses', 'Switches', 'Duration', 'Cost', 'Ended']}
+      />
     </Layout>
   );
 }
