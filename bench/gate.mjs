@@ -14,11 +14,12 @@
  */
 import { spawnSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
-import { cpus, loadavg, tmpdir } from 'node:os';
+import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { GatesConfig } from '../dist/core/gates-config.js';
 import { writeAttemptGates } from '../dist/execution/attempt-gates.js';
+import { machine } from './machine.mjs';
 
 const option = (name) => (process.argv.includes(name) ? process.argv[process.argv.indexOf(name) + 1] : undefined);
 const rounds = Number(option('--rounds')) || 60;
@@ -101,8 +102,7 @@ process.stdout.write(
   `${JSON.stringify(
     {
       benchmark: 'gate',
-      node: process.version,
-      cpus: cpus().length,
+      machine: machine(),
       loadavg: loadavg().map(round2),
       rounds,
       results,

@@ -35,12 +35,13 @@ import {
   statSync,
   writeFileSync,
 } from 'node:fs';
-import { cpus, tmpdir } from 'node:os';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
 import { harmflowHome } from '../dist/core/home.js';
 import { signalGroup } from '../dist/proc/group.js';
+import { machine } from './machine.mjs';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const BIN = join(ROOT, 'bin', 'harmflow.js');
@@ -322,11 +323,6 @@ async function cleanUp() {
     if (existsSync(file)) signalGroup(Number(readFileSync(file, 'utf8')), 'SIGKILL');
   }
   rmSync(dir, { recursive: true, force: true });
-}
-
-function machine() {
-  const model = /^model name\s*:\s*(.+)$/m.exec(readFileSync('/proc/cpuinfo', 'utf8'))?.[1]?.trim();
-  return { cores: cpus().length, model: model ?? cpus()[0]?.model.trim(), node: process.version };
 }
 
 function round(value) {

@@ -23,14 +23,15 @@
  */
 
 import { createHash } from 'node:crypto';
-import { mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { cpus, loadavg, tmpdir, totalmem } from 'node:os';
+import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { harmflowHome } from '../dist/core/home.js';
 import { openSqliteResumeStore } from '../dist/store/sqlite/resume-store.js';
 import { planResume } from '../dist/workflows/plan.js';
 import { resumeRun, startRun } from '../dist/workflows/run.js';
+import { machine } from './machine.mjs';
 
 const items = option('--items', 2000);
 const reps = option('--reps', 5);
@@ -305,16 +306,6 @@ function option(name, fallback) {
   const parsed = Number(process.argv[index + 1]);
   if (!Number.isInteger(parsed) || parsed < 1) throw new Error(`${name}: a whole number, 1 or more`);
   return parsed;
-}
-
-function machine() {
-  const model = /^model name\s*:\s*(.+)$/m.exec(readFileSync('/proc/cpuinfo', 'utf8'))?.[1]?.trim();
-  return {
-    cores: cpus().length,
-    model: model ?? cpus()[0]?.model.trim(),
-    memoryGiB: Math.round(totalmem() / 1024 ** 3),
-    node: process.version,
-  };
 }
 
 function round(value) {

@@ -5,7 +5,7 @@
  * Why: the runner starts around every tool call, so its start-up is the latency the gates add. Loaded
  * as separate modules it took 2.4× a bare `node -e ""` (zod/mini alone ~90 ms of module loading); one
  * minified bundle, with zod tree-shaken to the schemas the runner uses, took 1.3–1.5× (bench/gate.mjs,
- * BENCHMARKS.md). The four hook dialects are inlined (a few KiB), so a call loads one module.
+ * BENCHMARKS.md). The four hook dialects are plain imports (a few KiB), so a call loads one module.
  */
 import { rmSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
@@ -24,8 +24,6 @@ await bundle.write({
   dir: outDir,
   format: 'esm',
   minify: true,
-  // One file: the dialects are a few KiB in all, less than the cost of loading a second module.
-  codeSplitting: false,
   entryFileNames: '[name].js',
 });
 await bundle.close();

@@ -11,7 +11,7 @@ import type { Command } from 'commander';
 import { UsageError } from '../core/errors.js';
 import { harmflowHome } from '../core/home.js';
 import { HARNESS_NAMES, HarnessName } from '../core/outcome.js';
-import { DISPLAY_COOL_DOWN_MS, describeQuota, type QuotaStatus, quotaStatuses } from '../execution/quota.js';
+import { describeQuota, type QuotaStatus, readQuotaStatuses } from '../execution/quota.js';
 import { cachedBinDir, findHarness, harnessCacheDir, installHarness } from '../harnesses/install.js';
 import { openSqliteStore } from '../store/sqlite/sqlite-store.js';
 
@@ -21,7 +21,7 @@ async function readQuota(explicit: string | undefined): Promise<QuotaStatus[]> {
   if (!existsSync(home.database)) return [];
   const store = openSqliteStore(home.database);
   try {
-    return quotaStatuses(await store.listQuotas(), Date.now(), DISPLAY_COOL_DOWN_MS);
+    return await readQuotaStatuses(store);
   } finally {
     await store.close();
   }
@@ -34,7 +34,7 @@ const print = (text: string): void => {
 export function registerHarnesses(program: Command): void {
   const command = program
     .command('harnesses')
-    .description('show each harness CLI: found or not, its version, whether it is the verified one')
+    .description('show each harness CLI: found or not, its version, whether it is the verified one, and its quota')
     .option('--json', 'print JSON')
     .option(
       '--home <dir>',

@@ -1,7 +1,7 @@
 /**
  * The `gates:` section of a task file: which gates run around the harness's tool calls and how.
  * `GatesConfig` validates it as written (unknown keys are errors, as in the rest of the task file)
- * into `GatesSettings`, plain JSON; src/gates/config.ts turns that into the `ResolvedGates` the gates
+ * into `GatesSettings`, plain JSON; src/gates/resolve.ts turns that into the `ResolvedGates` the gates
  * run with. Every built-in gate is on unless the task turns it off. Example:
  *
  * ```yaml

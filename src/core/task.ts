@@ -41,8 +41,11 @@ const duration = z.union([z.string(), z.number()]).refine((value) => parseDurati
   message: 'not a duration (examples: 45m, 1h30m, 90s, 600)',
 });
 
+/** Every built-in gate on, nothing custom: the gates of a task that names none. */
+const DEFAULT_GATES = GatesConfig.parse({});
+
 /** One hour: a harness that ran out without saying when it resets is tried again after this. */
-const DEFAULT_QUOTA_COOL_DOWN_MS = 3_600_000;
+export const DEFAULT_QUOTA_COOL_DOWN_MS = 3_600_000;
 
 const switchable = Outcome.exclude(['completed', 'canceled', 'timed_out', 'switched']);
 
@@ -80,7 +83,7 @@ export const TaskFile = z.strictObject({
   quotaCoolDown: duration
     .default(`${DEFAULT_QUOTA_COOL_DOWN_MS / 1000}s`)
     .describe('how long a harness that ran out without saying when it resets counts as out'),
-  gates: GatesConfig.default(GatesConfig.parse({})).describe(
+  gates: GatesConfig.default(DEFAULT_GATES).describe(
     'checks around every tool call of every attempt, whichever harness runs it (docs/gates.md)',
   ),
 });
@@ -211,7 +214,7 @@ export function taskFromStore(definition: unknown): Task {
     timeoutMs: stored.timeoutMs,
     ...(stored.interruptBudgetMs !== undefined && { interruptBudgetMs: stored.interruptBudgetMs }),
     switchOn: new Set(stored.switchOn),
-    gates: stored.gates ?? GatesConfig.parse({}),
+    gates: stored.gates ?? DEFAULT_GATES,
     waitForReset:
       stored.waitForReset === undefined || stored.waitForReset === false
         ? false

@@ -9,6 +9,10 @@
  * that was not finished is delivered to the new attempt. A follow-up for an attempt whose harness
  * reported no session to resume starts a new attempt on the same link, with the handoff.
  *
+ * Before each new attempt the quota registry has its say (next-link.ts): a link whose harness is
+ * known to be out of quota is skipped, and when every harness is out the execution waits for the
+ * first reset (if the task allows it) and carries on there, or ends saying why.
+ *
  * Cancel (`signal`) ends the execution `canceled`: a running turn is interrupted (SIGINT, then the
  * interrupt budget, then a kill of its group); between turns it stops at once. Suspend (`suspend`,
  * the service stopping) interrupts the same way but leaves the execution open: no `execution.ended`,
@@ -169,9 +173,10 @@ export async function drive(input: DriveInput, options: DriveOptions): Promise<D
       known: next.out.known,
       waitMs,
     });
-    await store.updateExecution(id, { state: 'waiting' });
+    // Watched before the state says `waiting`, so a resume asked as soon as it does is not lost.
     const resumed = new AbortController();
     const unwatch = options.control?.watchResume(() => resumed.abort());
+    await store.updateExecution(id, { state: 'waiting' });
     await clock.sleep(waitMs, anySignal(options.signal, options.suspend, resumed.signal));
     unwatch?.();
     if (options.signal?.aborted) {
@@ -183,10 +188,12 @@ export async function drive(input: DriveInput, options: DriveOptions): Promise<D
       end = { state: 'suspended' };
       return 'stop';
     }
+    // The attempt that follows sets the state back to `running`.
     recorder.executor('wait.ended', { harness, reason: resumed.signal.aborted ? 'resumed' : 'reset' });
-    await store.updateExecution(id, { state: 'running' });
     return next.index;
   };
+  /** True when a switch has just chosen the next attempt's link (the loop does not choose again). */
+  let linkChosen = false;
   try {
     for (;;) {
       let turn = turns.next();
@@ -196,11 +203,12 @@ export async function drive(input: DriveInput, options: DriveOptions): Promise<D
         break;
       }
       // Resuming the previous attempt's session needs that attempt's harness: no quota choice then.
-      if (resumeSession === undefined) {
+      if (resumeSession === undefined && !linkChosen) {
         const chosen = await chooseLink(progress.chainIndex);
         if (chosen === 'stop') break;
         progress.chainIndex = chosen;
       }
+      linkChosen = false;
       const spec = task.chain[progress.chainIndex];
       if (!spec) throw new Error(`chain index ${progress.chainIndex} out of range`);
       const adapter = getAdapter(spec.harness);
@@ -246,7 +254,8 @@ export async function drive(input: DriveInput, options: DriveOptions): Promise<D
         ref,
       );
 
-      if (gates !== undefined) {
+      const attemptGates =
+        gates &&
         writeAttemptGates({
           execution: id,
           attempt: number,
@@ -259,7 +268,6 @@ export async function drive(input: DriveInput, options: DriveOptions): Promise<D
           baseBranch,
           earlier: progress.attempts,
         });
-      }
       const observer = new AttemptObserver(task.name, worktree);
       observer.sessionId = continued?.sessionId;
       liveUsage = new LiveUsage(store, { execution: id, number }, () => observer.usage);
@@ -297,7 +305,7 @@ export async function drive(input: DriveInput, options: DriveOptions): Promise<D
           hostEnv: options.hostEnv,
           recorder,
           observer,
-          ...(gates !== undefined && { gates }),
+          ...(attemptGates !== undefined && { gates: attemptGates }),
           ...(options.signal && { signal: options.signal }),
           ...(options.suspend && { suspend: options.suspend }),
           ...(options.control && { control: options.control }),
@@ -417,20 +425,25 @@ export async function drive(input: DriveInput, options: DriveOptions): Promise<D
         endMessage = decision.state === 'succeeded' ? 'completed' : `attempt ${number} ${outcome}; ${decision.why}`;
         break;
       }
-      const next = task.chain[decision.nextIndex];
-      progress.switchesMade += 1;
-      recorder.executor(
-        'failover',
-        {
-          from: spec.harness,
-          to: next?.harness ?? '?',
-          reason: outcome,
-          switchNumber: progress.switchesMade,
-          maxSwitches: task.maxSwitches,
-        },
-        ref,
-      );
-      progress.chainIndex = decision.nextIndex;
+      // The switch goes to the link the quota registry allows, so `failover` names the harness that runs.
+      const chosen = await chooseLink(decision.nextIndex);
+      if (chosen === 'stop') break;
+      if (chosen !== progress.chainIndex) {
+        progress.switchesMade += 1;
+        recorder.executor(
+          'failover',
+          {
+            from: spec.harness,
+            to: task.chain[chosen]?.harness ?? '?',
+            reason: outcome,
+            switchNumber: progress.switchesMade,
+            maxSwitches: task.maxSwitches,
+          },
+          ref,
+        );
+      }
+      progress.chainIndex = chosen;
+      linkChosen = true;
     }
   } finally {
     await liveUsage?.stop();
@@ -454,7 +467,6 @@ export async function drive(input: DriveInput, options: DriveOptions): Promise<D
   return end;
 }
 
-/** A turn's prompt, with the redelivery prefix when an earlier process was running it. */
 /**
  * Up to 10 s after a reset: executions waiting on the same harness do not all start in the same
  * instant, and a reset time given to the second is not started on a hair early.
@@ -469,6 +481,7 @@ function anySignal(...signals: (AbortSignal | undefined)[]): AbortSignal | undef
   return given.length === 0 ? undefined : AbortSignal.any(given);
 }
 
+/** A turn's prompt, with the redelivery prefix when an earlier process was running it. */
 function withRedelivery(turn: Turn, prompt: string): string {
   return turn.redelivered ? `${REDELIVERY_PREFIX}\n\n${prompt}` : prompt;
 }

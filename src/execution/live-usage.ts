@@ -9,7 +9,7 @@ import type { Store } from '../store/store.js';
 import type { UsageTotals } from './attempt-observer.js';
 
 /** 2 s: the Executions screen refreshes every 2 s; a write a tick at most, only when usage changed. */
-export const LIVE_USAGE_MS = 2000;
+const LIVE_USAGE_MS = 2000;
 
 export class LiveUsage {
   readonly #timer: ReturnType<typeof setInterval>;

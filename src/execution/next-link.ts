@@ -33,14 +33,10 @@ export interface NextLinkInput {
 
 export function nextLink(input: NextLinkInput): NextLink {
   const { chain, from, view, now } = input;
-  const skipped: Skip[] = [];
-  for (let index = from; index < chain.length; index++) {
-    const spec = chain[index] as HarnessSpec;
-    const out = view.outUntil(spec, now);
-    if (out === undefined) return { kind: 'link', index, skipped };
-    skipped.push({ index, spec, out });
-  }
   const outs = chain.map((spec, index) => ({ index, spec, out: view.outUntil(spec, now) }));
+  const free = outs.find((link) => link.index >= from && link.out === undefined);
+  const skipped = outs.slice(from, free?.index) as Skip[];
+  if (free !== undefined) return { kind: 'link', index: free.index, skipped };
   if (outs.some((link) => link.out === undefined)) {
     return { kind: 'end', state: 'failed', why: 'no harness left in the chain that is not out of quota', skipped };
   }

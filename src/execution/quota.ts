@@ -10,7 +10,7 @@
  * harness never marks the real one as out, and one scenario's quota is not another's.
  */
 import type { Outcome } from '../core/outcome.js';
-import type { HarnessSpec } from '../core/task.js';
+import { DEFAULT_QUOTA_COOL_DOWN_MS, type HarnessSpec } from '../core/task.js';
 import type { QuotaRecord, Store } from '../store/store.js';
 
 /** The registry account of a chain link. */
@@ -113,23 +113,30 @@ export function quotaRecordOf(end: AttemptQuota): QuotaRecord | undefined {
 export interface QuotaStatus extends QuotaRecord {
   /** ISO 8601; present only while the harness counts as out (with the default cool-down when it gave no reset). */
   readonly outUntil?: string;
+  /** Present (true) when `outUntil` comes from the cool-down: the harness gave no reset time. */
+  readonly estimated?: true;
 }
-
-/** The default cool-down, for surfaces that show the registry outside any task: one hour. */
-export const DISPLAY_COOL_DOWN_MS = 3_600_000;
 
 /** The registry's records with `outUntil` where the harness is still out at `now`. */
 export function quotaStatuses(records: readonly QuotaRecord[], now: number, coolDownMs: number): QuotaStatus[] {
   return records.map((record) => {
     const out = outUntil(record, now, coolDownMs);
-    return { ...record, ...(out !== undefined && { outUntil: new Date(out.until).toISOString() }) };
+    if (out === undefined) return record;
+    return { ...record, outUntil: new Date(out.until).toISOString(), ...(!out.known && { estimated: true as const }) };
   });
+}
+
+/**
+ * What the surfaces show (`harmflow harnesses`, `GET /api/harnesses`): every record, now, with a
+ * task's default cool-down (they show the registry outside any task).
+ */
+export async function readQuotaStatuses(store: Store): Promise<QuotaStatus[]> {
+  return quotaStatuses(await store.listQuotas(), Date.now(), DEFAULT_QUOTA_COOL_DOWN_MS);
 }
 
 /** A quota status in a few words: `ok`, `warning (96% used)`, `out until …`, `reset (ran out …)`. */
 export function describeQuota(status: QuotaStatus): string {
-  if (status.outUntil !== undefined)
-    return `out until ${status.outUntil}${status.resetsAt === undefined ? ' (estimated)' : ''}`;
+  if (status.outUntil !== undefined) return `out until ${status.outUntil}${status.estimated ? ' (estimated)' : ''}`;
   if (status.state === 'exhausted') return `reset (ran out ${status.observedAt})`;
   if (status.state === 'warning') {
     return `warning${status.utilization === undefined ? '' : ` (${Math.round(status.utilization * 100)}% used)`}`;

@@ -7,12 +7,12 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { TaskFileError } from '../core/errors.js';
-import type { GatesSettings } from '../core/gates-config.js';
 import { isSimulatedHarness, SIMULATED_HARNESSES } from '../core/outcome.js';
 import type { HarnessSpec } from '../core/task.js';
 import type { HarnessEvent } from '../events/schema.js';
-import { readAttemptGates } from '../gates/attempt-file.js';
-import { GATE_DIR_ENV, gateArgv, gateShellCommand } from '../gates/command.js';
+import type { AttemptGates } from '../gates/attempt-file.js';
+import { gateArgv, gateShellCommand } from '../gates/command.js';
+import { GATE_DIR_ENV } from '../gates/hook-event.js';
 import type { Classification, HarnessAdapter } from '../harnesses/adapter.js';
 import { type InterruptSignal, spawnProcess } from '../proc/spawn.js';
 import { simulatedCommand } from '../simulators/launch.js';
@@ -55,11 +55,11 @@ export interface AttemptInput {
   readonly recorder: Recorder;
   readonly observer: AttemptObserver;
   /**
-   * The task's gates, when any is on: the attempt's gates file is written (attempt-gates.ts), and the
-   * harness calls the gate runner through its hooks, or, for a harness without hooks, the gates run
-   * on its event stream after the fact (stream-gates.ts).
+   * The attempt's gates, when any is on, as the engine wrote them to the attempt's gates file
+   * (attempt-gates.ts): the harness calls the gate runner through its hooks, or, for a harness
+   * without hooks, the gates run on its event stream after the fact (stream-gates.ts).
    */
-  readonly gates?: GatesSettings;
+  readonly gates?: AttemptGates;
   /** Called right after the harness process is spawned, with its pid (= its process group id). */
   readonly onSpawned?: (pid: number) => void;
 }
@@ -101,15 +101,16 @@ export async function runAttempt(input: AttemptInput): Promise<AttemptResult> {
   if (input.suspend?.aborted) return ended(started, SUSPENDED, null, null);
 
   const events: HarnessEvent[] = [];
-  const hooked = input.gates !== undefined && input.adapter.hooks !== undefined;
+  const gates = input.gates;
+  const hooked = gates !== undefined && input.adapter.hooks !== undefined;
   // The gates record operations themselves after every call; the engine then only tracks them for context.json.
   const gatesRecordOperations =
-    hooked && input.gates?.operations === true && input.adapter.hooks?.events.includes('PostToolUse');
-  const attemptGates = input.gates === undefined ? undefined : readAttemptGates(input.attemptDir);
-  const streamGates = attemptGates && !hooked ? new StreamGates(attemptGates, input.recorder, input.ref) : undefined;
+    hooked && gates?.settings.operations === true && input.adapter.hooks?.events.includes('PostToolUse');
+  const streamGates =
+    gates && !hooked ? new StreamGates(gates, input.attemptDir, input.recorder, input.ref) : undefined;
   const relay =
-    attemptGates && hooked && input.recorder.hasListener
-      ? new GateRecordRelay(attemptGates.eventsPath, (record) => input.recorder.relay(record))
+    gates && hooked && input.recorder.hasListener
+      ? new GateRecordRelay(gates.eventsPath, (record) => input.recorder.relay(record))
       : undefined;
   const onStdout = (line: string) => {
     const parsed = parser(line);
@@ -120,6 +121,7 @@ export async function runAttempt(input: AttemptInput): Promise<AttemptResult> {
       if (!gatesRecordOperations)
         for (const operation of operations) input.recorder.executor('operation', operation, input.ref);
       streamGates?.observe(event);
+      streamGates?.learn(operations);
     }
   };
   const parser = input.adapter.createParser();

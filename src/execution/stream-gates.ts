@@ -1,14 +1,14 @@
 /**
  * The gates on the event stream of a harness without hooks: the same built-in gates, run in the
  * engine on each `tool.call` as it is parsed — after the harness started the call, so they record
- * what they would have refused (`gate.flagged`) and cannot stop it. Facts grow as the attempt pushes
- * and opens pull requests, as the gate runner's do. Operations are recorded by the engine itself (the
- * attempt observer), so the `operations` gate adds nothing here; custom gates run only through hooks
- * (a process per call, started by the harness, is what makes them a gate).
+ * what they would have refused (`gate.flagged`) and cannot stop it. The facts are the gate runner's
+ * (the attempt's gates file plus `gate-seen.jsonl`, kept across the attempt's turns); the pushes and
+ * pull requests the engine's observer recognizes are added to them (`learn`). Operations are recorded
+ * by the engine itself; custom gates run only through hooks (a process per call, started by the
+ * harness, is what makes them a gate). One per turn; the engine feeds it.
  */
-import type { HarnessEvent } from '../events/schema.js';
-import type { AttemptGates } from '../gates/attempt-file.js';
-import { operationsGate } from '../gates/builtin/operations.js';
+import type { HarnessEvent, OperationData } from '../events/schema.js';
+import { type AttemptGates, currentFacts, recordSeen } from '../gates/attempt-file.js';
 import { evaluate } from '../gates/evaluate.js';
 import { type GateFacts, withSeen, workSeen } from '../gates/facts.js';
 import { type ResolvedGates, resolveSettings } from '../gates/resolve.js';
@@ -18,49 +18,38 @@ import type { AttemptRef, Recorder } from './recorder.js';
 export class StreamGates {
   readonly #gates: ResolvedGates;
   #facts: GateFacts;
-  readonly #calls = new Map<string, ToolCall>();
 
+  /** `attemptDir` holds the attempt's gates file and what its gates saw. */
   constructor(
-    attempt: AttemptGates,
+    private readonly attempt: AttemptGates,
+    private readonly attemptDir: string,
     private readonly recorder: Recorder,
     private readonly ref: AttemptRef,
   ) {
-    this.#gates = { ...resolveSettings(attempt.settings), operations: false };
-    this.#facts = attempt.facts;
+    this.#gates = resolveSettings(attempt.settings);
+    this.#facts = currentFacts(attemptDir, attempt.facts);
   }
 
-  /** Feeds one parsed event. Never throws. */
+  /** Checks a parsed `tool.call` as a PreToolUse gate would have. Never throws. */
   observe(event: HarnessEvent): void {
-    if (event.type === 'tool.call') {
-      const call = toolCallOf(event.data, this.#facts.worktree);
-      this.#calls.set(call.id ?? '', call);
-      const { verdict, gate, notes } = evaluate({ event: 'PreToolUse', call }, this.#facts, this.#gates);
-      const about = { tool: call.tool, ...(call.id !== undefined && { toolId: call.id }) };
-      if (verdict.decision === 'deny') {
-        this.recorder.gate('gate.flagged', { gate: gate ?? 'gates', ...about, message: verdict.message }, this.ref);
-      } else if (notes.length > 0) {
-        this.recorder.gate('gate.noted', { ...about, notes }, this.ref);
-      }
-    } else if (event.type === 'tool.result') {
-      const call = this.#calls.get(event.data.id);
-      this.#calls.delete(event.data.id);
-      if (call !== undefined) this.#learn(call, event.data);
+    if (event.type !== 'tool.call') return;
+    const call = toolCallOf(event.data, this.#facts.worktree);
+    const { verdict, gate, notes } = evaluate({ event: 'PreToolUse', call }, this.#facts, this.#gates);
+    const about = { tool: call.tool, ...(call.id !== undefined && { toolId: call.id }) };
+    if (verdict.decision === 'deny') {
+      this.recorder.gate('gate.flagged', { gate: gate ?? 'gates', ...about, message: verdict.message }, this.ref);
+    } else if (notes.length > 0) {
+      this.recorder.gate('gate.noted', { ...about, notes }, this.ref);
     }
   }
 
-  /** Adds the pushes and pull requests a finished call made to the facts. */
-  #learn(call: ToolCall, result: { ok: boolean; output?: string | undefined; exitCode?: number | undefined }): void {
+  /** Adds the pushes and pull requests among a finished call's operations to the facts, for later turns too. */
+  learn(operations: readonly OperationData[]): void {
     const by = { attempt: this.ref.number, harness: this.ref.harness };
-    const operations = operationsGate(
-      call,
-      {
-        ok: result.ok,
-        ...(result.output !== undefined && { output: result.output }),
-        ...(result.exitCode !== undefined && { exitCode: result.exitCode }),
-      },
-      this.#facts,
-    );
-    this.#facts = withSeen(this.#facts, workSeen(operations, this.#facts.branch, by));
+    const seen = workSeen(operations, this.attempt.facts.branch, by);
+    if (seen.length === 0) return;
+    recordSeen(this.attemptDir, seen);
+    this.#facts = withSeen(this.#facts, seen);
   }
 }
 

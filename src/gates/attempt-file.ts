@@ -17,7 +17,7 @@ import type { GatesSettings } from '../core/gates-config.js';
 import { type GateFacts, type SeenWork, withSeen } from './facts.js';
 
 export const GATES_FILE = 'gates.json';
-export const SEEN_FILE = 'gate-seen.jsonl';
+const SEEN_FILE = 'gate-seen.jsonl';
 
 /** What the runner knows of the attempt it gates. */
 export interface AttemptGates {

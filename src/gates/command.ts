@@ -6,9 +6,6 @@ import { fileURLToPath } from 'node:url';
 import { shellWord } from '../core/shell-words.js';
 import type { GateEvent } from './hook-event.js';
 
-/** The environment variable naming the attempt's directory (runs/<execution>/attempts/<n>) for the runner. */
-export const GATE_DIR_ENV = 'HARMFLOW_GATE_DIR';
-
 /** The `harmflow` launcher inside this package. */
 export const HARMFLOW_BIN = fileURLToPath(new URL('../../bin/harmflow.js', import.meta.url));
 

@@ -1,19 +1,23 @@
 /**
- * The hook dialect of each harness that calls gates, loaded on demand: the gate runner imports only
- * the one its attempt's harness speaks (each is a small module; see src/harnesses/hooks.ts).
+ * The hook dialect of each harness that calls gates (see src/harnesses/hooks.ts). All four are small
+ * and the runner's bundle carries them anyway, so they are plain imports.
  */
+import { claudeHookDialect } from '../harnesses/claude-code/hook-dialect.js';
+import { codexHookDialect } from '../harnesses/codex/hook-dialect.js';
+import { geminiHookDialect } from '../harnesses/gemini/hook-dialect.js';
 import type { HookDialect } from '../harnesses/hooks.js';
+import { opencodeHookDialect } from '../harnesses/opencode/hook-dialect.js';
 
-const DIALECTS: Readonly<Record<string, () => Promise<HookDialect>>> = {
-  'claude-code': async () => (await import('../harnesses/claude-code/hook-dialect.js')).claudeHookDialect,
-  codex: async () => (await import('../harnesses/codex/hook-dialect.js')).codexHookDialect,
-  gemini: async () => (await import('../harnesses/gemini/hook-dialect.js')).geminiHookDialect,
-  opencode: async () => (await import('../harnesses/opencode/hook-dialect.js')).opencodeHookDialect,
+const DIALECTS: Readonly<Record<string, HookDialect>> = {
+  'claude-code': claudeHookDialect,
+  codex: codexHookDialect,
+  gemini: geminiHookDialect,
+  opencode: opencodeHookDialect,
 };
 
 /** The dialect of `harness`; throws an Error naming it when it has none. */
-export async function loadDialect(harness: string): Promise<HookDialect> {
-  const load = Object.hasOwn(DIALECTS, harness) ? DIALECTS[harness] : undefined;
-  if (load === undefined) throw new Error(`no hook dialect for harness ${JSON.stringify(harness)}`);
-  return load();
+export function dialectOf(harness: string): HookDialect {
+  const dialect = Object.hasOwn(DIALECTS, harness) ? DIALECTS[harness] : undefined;
+  if (dialect === undefined) throw new Error(`no hook dialect for harness ${JSON.stringify(harness)}`);
+  return dialect;
 }

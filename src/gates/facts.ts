@@ -1,8 +1,9 @@
 /**
  * What the gates know about the execution besides the call itself: where its worktree is, which
  * branch it works on, and what earlier attempts already did outside the worktree (pushes, pull
- * requests). The gate runner gathers them (from the execution's record, context.json and, when it
- * asks, the forge) and passes them in; the gates never read files or ask anyone. Plain data.
+ * requests). The engine writes them to each attempt's gates file from the records context.json is
+ * written from; the gate runner adds what this attempt's gates saw and, before a pull request, what
+ * the forge lists, and passes them in. The gates never read files or ask anyone. Plain data.
  */
 import type { OperationData } from '../events/schema.js';
 

@@ -11,7 +11,7 @@ import { runCommand } from '../proc/run.js';
 import type { KnownPullRequest } from './facts.js';
 
 /** 3 s: `gh pr list` answers in well under a second on a reachable forge; the agent waits on this. */
-export const FORGE_TIMEOUT_MS = 3000;
+const FORGE_TIMEOUT_MS = 3000;
 
 const Listed = z.array(
   z.object({

@@ -14,6 +14,12 @@ import type { ToolCall, ToolResult } from './tool-call.js';
 export const GATE_EVENTS = ['PreToolUse', 'PostToolUse', 'Stop'] as const;
 export type GateEvent = (typeof GATE_EVENTS)[number];
 
+/**
+ * The environment variable naming the attempt's directory (runs/<execution>/attempts/<n>) for the
+ * gate runner. Here, not in command.ts, so the runner's bundle does not carry what only the engine needs.
+ */
+export const GATE_DIR_ENV = 'HARMFLOW_GATE_DIR';
+
 /** One hook event, normalized. `sessionId` is the harness's session when its hook input names one. */
 export type HookInput =
   | { readonly event: 'PreToolUse'; readonly sessionId?: string; readonly cwd: string; readonly call: ToolCall }
@@ -29,7 +35,7 @@ export type HookInput =
 /**
  * Hook input the gates cannot read: not JSON, not the event the runner was called for, or without a
  * field the gates need. The gate runner turns it into "allow (or deny, when failing closed) and
- * record it". Exit code 1: every harness treats a hook's exit 1 as a non-blocking hook error.
+ * record it".
  */
 export class HookInputError extends HarmflowError {
   constructor(message: string, options?: { cause?: unknown }) {

@@ -2,8 +2,10 @@
  * `harmflow gate <event>`: the process a harness's hook starts around a tool call. The `harmflow`
  * launcher (bin/harmflow.js) routes here before it loads the CLI, so a call pays for the gates and
  * nothing else. Reads the hook's JSON on stdin, writes the harness's answer on stdout, exits with the
- * code the harness expects. Usage errors exit 2 with one line; every other trouble allows the call
- * (runner.ts), so a broken installation never stops an agent.
+ * code the harness expects. A usage error is one line and exit 1, not the CLI's usual 2: every
+ * harness reads a hook's exit 2 as "deny the call" and exit 1 as a hook that failed, which lets it
+ * run. Every other trouble allows the call too (runner.ts), so a broken installation never stops an
+ * agent.
  */
 import { GATE_EVENTS, type GateEvent } from './hook-event.js';
 import { runGate } from './runner.js';
@@ -25,7 +27,7 @@ async function main(argv: readonly string[]): Promise<void> {
     process.stderr.write(
       `harmflow gate: expected one event, one of ${GATE_EVENTS.join(', ')}; got ${JSON.stringify(argv.join(' '))}\n`,
     );
-    process.exitCode = 2;
+    process.exitCode = 1;
     return;
   }
   const stdin = await readStdin();

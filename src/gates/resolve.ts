@@ -2,7 +2,7 @@
  * The gates of an execution, normalized from the task's `gates:` section (src/core/gates-config.ts
  * validates it): each built-in gate is its options, or false when it is off. `resolveSettings` is
  * pure and imports no zod, so the gate runner (a process started around every tool call) uses it on
- * the settings the engine wrote to the attempt's gates file; `resolveGates` (config.ts) also validates.
+ * the settings the engine wrote to the attempt's gates file, and the engine on a stream without hooks.
  */
 import type { CustomGate, GatesSettings } from '../core/gates-config.js';
 import type { CommandsOptions } from './builtin/commands.js';

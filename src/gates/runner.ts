@@ -15,20 +15,19 @@
  * made (the engine leaves those to the gates when they run after every call), `gate.failed`.
  * Allowed calls without notes add nothing: the harness's own stream already has the call.
  */
-import { tmpdir } from 'node:os';
 import { basename, dirname, join } from 'node:path';
 import type { HookAnswer, HookDialect } from '../harnesses/hooks.js';
 import { type AttemptGates, currentFacts, readAttemptGates, recordSeen } from './attempt-file.js';
 import { opensPullRequest } from './builtin/nothing-twice.js';
-import { GATE_DIR_ENV } from './command.js';
 import { runCustomGate } from './custom.js';
-import { loadDialect } from './dialects.js';
+import { dialectOf } from './dialects.js';
 import { evaluate } from './evaluate.js';
 import { type GateFacts, type KnownPullRequest, workSeen } from './facts.js';
 import { forgePullRequests } from './forge.js';
-import type { GateEvent, HookInput } from './hook-event.js';
+import { GATE_DIR_ENV, type GateEvent, type HookInput } from './hook-event.js';
 import { appendGateRecords, type GateRecord } from './records.js';
 import { resolveSettings } from './resolve.js';
+import type { ToolCall } from './tool-call.js';
 import { ALLOW, deny, type Verdict } from './verdict.js';
 
 export interface GateCall {
@@ -51,7 +50,7 @@ export async function runGate(call: GateCall): Promise<GateReply> {
   let dialect: HookDialect;
   try {
     gates = readAttemptGates(dir);
-    dialect = await loadDialect(gates.harness);
+    dialect = dialectOf(gates.harness);
   } catch (error) {
     return unrecorded(dir, call.event, `cannot read the gates of this attempt: ${messageOf(error)}`);
   }
@@ -59,7 +58,10 @@ export async function runGate(call: GateCall): Promise<GateReply> {
   const fail = (gate: string, error: string, closed: boolean, input?: HookInput): Verdict => {
     const denies = closed && call.event === 'PreToolUse';
     const decision = denies ? 'deny' : 'allow';
-    records.push({ type: 'gate.failed', data: { gate, event: call.event, error, decision, ...toolOf(input) } });
+    records.push({
+      type: 'gate.failed',
+      data: { gate, event: call.event, error, decision, ...(input && 'call' in input && toolOf(input.call)) },
+    });
     return denies
       ? deny(
           `HarmFlow's ${gate === 'runner' ? 'gate runner' : `${gate} gate`} failed (${error}) and is set to fail closed, so this call was not run.`,
@@ -99,7 +101,7 @@ export async function runGate(call: GateCall): Promise<GateReply> {
  * forge's 3 s and file work) plus each custom gate's timeout for this event. Every part has its own
  * timeout; this is the backstop that keeps a bug from hanging the harness.
  */
-export function runnerBudgetMs(gates: AttemptGates, event: GateEvent): number {
+function runnerBudgetMs(gates: AttemptGates, event: GateEvent): number {
   const custom = gates.settings.custom.filter((gate) => gate.events.includes(event));
   return RUNNER_OWN_MS + custom.reduce((sum, gate) => sum + gate.timeoutMs, 0);
 }
@@ -125,17 +127,15 @@ async function decide(
   }
   // The harness's HOME (a private one per attempt) is what `~` means in the agent's commands.
   const home = call.env.HOME ?? gates.facts.home;
-  let facts = currentFacts(dir, {
-    ...gates.facts,
-    tmpdir: gates.facts.tmpdir || tmpdir(),
-    ...(home !== undefined && { home }),
-  });
+  const own = { ...gates.facts, ...(home !== undefined && { home }) };
+  // What this attempt pushed and opened matters only to nothing-twice, before a call.
+  let facts = input.event === 'PreToolUse' && resolved.nothingTwice ? currentFacts(dir, own) : own;
   if (input.event === 'PreToolUse' && resolved.nothingTwice && opensPullRequest(input.call, facts)) {
     facts = await withForge(facts, records, input);
   }
   const evaluation = evaluate(input, facts, resolved);
   if ('call' in input && evaluation.notes.length > 0) {
-    records.push({ type: 'gate.noted', data: { ...toolOf(input), tool: input.call.tool, notes: evaluation.notes } });
+    records.push({ type: 'gate.noted', data: { ...toolOf(input.call), notes: evaluation.notes } });
   }
   if (evaluation.verdict.decision === 'deny') {
     if ('call' in input) {
@@ -143,8 +143,7 @@ async function decide(
         type: 'gate.denied',
         data: {
           gate: evaluation.gate ?? 'gates',
-          ...toolOf(input),
-          tool: input.call.tool,
+          ...toolOf(input.call),
           message: evaluation.verdict.message,
         },
       });
@@ -179,7 +178,7 @@ async function custom(
     if (outcome.verdict.decision === 'deny' && input.event === 'PreToolUse') {
       records.push({
         type: 'gate.denied',
-        data: { gate: gate.name, ...toolOf(input), tool: input.call.tool, message: outcome.verdict.message },
+        data: { gate: gate.name, ...toolOf(input.call), message: outcome.verdict.message },
       });
       return outcome.verdict;
     }
@@ -198,8 +197,7 @@ async function withForge(
     records.push({
       type: 'gate.noted',
       data: {
-        ...toolOf(input),
-        tool: input.call.tool,
+        ...toolOf(input.call),
         notes: [`nothing-twice: could not ask the forge: ${listed.failure}`],
       },
     });
@@ -210,9 +208,8 @@ async function withForge(
   return { ...facts, pullRequests: [...byUrl.values()] };
 }
 
-function toolOf(input: HookInput | undefined): { tool?: string; toolId?: string } {
-  if (input === undefined || !('call' in input)) return {};
-  return { tool: input.call.tool, ...(input.call.id !== undefined && { toolId: input.call.id }) };
+function toolOf(call: ToolCall): { tool: string; toolId?: string } {
+  return { tool: call.tool, ...(call.id !== undefined && { toolId: call.id }) };
 }
 
 /**

@@ -114,7 +114,7 @@ export interface QuotaRecord {
   readonly resetsAt?: string;
   /** The share of the limit used (0–1), when the harness reported it. */
   readonly utilization?: number;
-  /** The event type that told: `quota.exhausted`, `rate_limit`, `attempt.ended`, `quota.reset`. */
+  /** The event type that told: `quota.exhausted`, `rate_limit`, `attempt.ended`. */
   readonly source: string;
   /** The harness's own words, when it gave some. */
   readonly message?: string;

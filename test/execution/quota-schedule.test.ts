@@ -148,6 +148,7 @@ describe('quota-aware scheduling', () => {
 
   it('resumed by hand during the wait, it carries on at once on the harness it waited for', async () => {
     const control = new ExecutionControl();
+    const resumes: boolean[] = [];
     const clock: Clock = {
       now: () => Date.now(),
       sleep: (_ms, signal) =>
@@ -165,7 +166,7 @@ describe('quota-aware scheduling', () => {
         clock,
         control,
         onRecord: (record) => {
-          if (record.type === 'quota.waiting') setTimeout(() => expect(control.resumeNow()).toBe(true), 50);
+          if (record.type === 'quota.waiting') setTimeout(() => resumes.push(control.resumeNow()), 50);
         },
       },
     );
@@ -177,6 +178,7 @@ describe('quota-aware scheduling', () => {
       ['claude-code', 'quota_exhausted'],
       ['claude-code', 'completed'],
     ]);
+    expect(resumes).toEqual([true]);
     expect(control.resumeNow()).toBe(false);
   }, 60_000);
 

@@ -1,9 +1,12 @@
 /**
  * The gates on the stream of a harness without hooks: run on each parsed `tool.call`, after the fact,
- * they record what they would have refused (`gate.flagged`) and learn the attempt's own pushes from
- * finished calls, so a later rewrite of that push is flagged too.
+ * they record what they would have refused (`gate.flagged`) and learn the attempt's own pushes, kept
+ * in the attempt's directory, so a later rewrite of that push is flagged, in a later turn too.
  */
-import { describe, expect, it } from 'vitest';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { GatesConfig } from '../../src/core/gates-config.js';
 import type { EventRecord } from '../../src/events/schema.js';
 import { Recorder } from '../../src/execution/recorder.js';
@@ -12,6 +15,13 @@ import { StreamGates } from '../../src/execution/stream-gates.js';
 const WORKTREE = '/srv/harmflow/worktrees/e1';
 const BRANCH = 'harmflow/notes-e1';
 
+let dir: string;
+beforeEach(() => {
+  dir = mkdtempSync(join(tmpdir(), 'harmflow-stream-gates-'));
+});
+afterEach(() => rmSync(dir, { recursive: true, force: true }));
+
+/** The gates of one turn of attempt 2 in `dir`, and the records they made. */
 function gates() {
   const records: EventRecord[] = [];
   const recorder = new Recorder({ append: (record) => records.push(record) }, 'e1');
@@ -24,6 +34,7 @@ function gates() {
       settings: GatesConfig.parse({}),
       facts: { worktree: WORKTREE, tmpdir: '/tmp', branch: BRANCH, baseBranch: 'main', pushes: [], pullRequests: [] },
     },
+    dir,
     recorder,
     { number: 2, harness: 'future-cli' },
   );
@@ -54,11 +65,17 @@ describe('StreamGates', () => {
     ]);
   });
 
-  it('learns the attempt’s push from its result and flags a later force-push of it', () => {
+  it('learns the attempt’s push and flags a later force-push of it, in a later turn too', () => {
     const { records, stream } = gates();
     stream.observe(shell('c1', 'git push -u origin HEAD'));
-    stream.observe({ type: 'tool.result', data: { id: 'c1', ok: true, exitCode: 0, output: '' } });
+    stream.learn([{ kind: 'push', command: 'git push -u origin HEAD', ok: true, remote: 'origin', branch: BRANCH }]);
     stream.observe(shell('c2', 'git push --force'));
     expect(records.map((record) => record.type === 'gate.flagged' && record.data.gate)).toEqual(['nothing-twice']);
+
+    const nextTurn = gates();
+    nextTurn.stream.observe(shell('c3', 'git push --force'));
+    expect(nextTurn.records.map((record) => record.type === 'gate.flagged' && record.data.gate)).toEqual([
+      'nothing-twice',
+    ]);
   });
 });

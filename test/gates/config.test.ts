@@ -1,6 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import { DEFAULT_CUSTOM_TIMEOUT_MS } from '../../src/core/gates-config.js';
-import { resolveGates } from '../../src/gates/config.js';
+import { DEFAULT_CUSTOM_TIMEOUT_MS, GatesConfig } from '../../src/core/gates-config.js';
+import { resolveSettings } from '../../src/gates/resolve.js';
+
+/** A `gates:` section validated and normalized, as the engine and the runner have it. */
+const resolveGates = (section: unknown) => resolveSettings(GatesConfig.parse(section ?? {}));
 
 describe('resolveGates', () => {
   it('turns every built-in gate on when the task has no gates section, and fails open', () => {

@@ -1,29 +1,26 @@
 import { describe, expect, it } from 'vitest';
-import { resolveGates } from '../../src/gates/config.js';
+import { GatesConfig } from '../../src/core/gates-config.js';
+import { resolveSettings } from '../../src/gates/resolve.js';
+
+/** A `gates:` section validated and normalized, as the engine and the runner have it. */
+const resolveGates = (section: unknown) => resolveSettings(GatesConfig.parse(section ?? {}));
+
 import { evaluate } from '../../src/gates/evaluate.js';
 import { claudeHookDialect } from '../../src/harnesses/claude-code/hook-dialect.js';
+import { preBash } from './attempt.js';
 import { BRANCH, bash, facts, WORKTREE } from './fixture.js';
 
 const ALL = resolveGates(undefined);
 const PUSHED = facts({ pushes: [{ remote: 'origin', branch: BRANCH, sha: 'abc1234', attempt: 1, harness: 'codex' }] });
 
-/** Claude Code's PreToolUse input for a Bash command run in the worktree. */
-const preBash = (command: string) =>
-  JSON.stringify({
-    session_id: 's1',
-    transcript_path: '/t.jsonl',
-    cwd: WORKTREE,
-    permission_mode: 'bypassPermissions',
-    hook_event_name: 'PreToolUse',
-    tool_name: 'Bash',
-    tool_input: { command, description: 'd' },
-    tool_use_id: 'toolu_09',
-  });
-
 describe('evaluate', () => {
   it('allows an ordinary call, from hook JSON through to the verdict', () => {
     expect(
-      evaluate(claudeHookDialect.parse('PreToolUse', preBash('npm test && git commit -am wip')), facts(), ALL),
+      evaluate(
+        claudeHookDialect.parse('PreToolUse', preBash('npm test && git commit -am wip', WORKTREE)),
+        facts(),
+        ALL,
+      ),
     ).toStrictEqual({
       verdict: { decision: 'allow' },
       operations: [],

@@ -47,9 +47,9 @@ describe('harmflow gate (the process)', () => {
     expect(attempt.records()).toMatchObject([{ type: 'gate.denied', source: 'gate', data: { gate: 'commands' } }]);
   });
 
-  it('refuses an unknown event with one line and exit 2', async () => {
+  it('refuses an unknown event with one line and exit 1, which no harness reads as a deny', async () => {
     const run = await gate(['BeforeEverything'], '{}', process.env);
-    expect(run.code).toBe(2);
+    expect(run.code).toBe(1);
     expect(run.stderr.trim().split('\n')).toHaveLength(1);
     expect(run.stderr).toMatch(/expected one event, one of PreToolUse, PostToolUse, Stop/);
   });

@@ -6,6 +6,8 @@
  * execution's history, on the timelines.
  */
 import { execFileSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { formatRecord } from '../../src/cli/timeline.js';
 import { readEvents } from '../../src/events/log.js';
@@ -70,5 +72,18 @@ describe('gates across a switch (simulated claude-code → codex)', () => {
       /gate\.denied\s+nothing-twice refused Bash: HarmFlow's nothing-twice gate/,
     );
     expect(describeEvent(deniedRecord)).toMatch(/^gate nothing-twice refused Bash: /);
+  }, 60_000);
+
+  it('a failed call reaches the gates with its exit code (Claude Code’s PostToolUseFailure, as sim plays it)', async () => {
+    const seen = join(bench.dir, 'post.jsonl');
+    const scenario = bench.scenario('fails', { steps: [{ run: 'echo failing; exit 3' }, { end: 'complete' }] });
+    const task = bench.task({
+      harness: simulated('claude-code', scenario),
+      gates: { custom: [{ name: 'keep', command: `cat >> '${seen}'`, events: ['PostToolUse'] }] },
+    });
+    expect((await bench.run(task)).state).toBe('succeeded');
+    const post = JSON.parse(readFileSync(seen, 'utf8')) as { call: { command: string }; result: unknown };
+    expect(post.call.command).toBe('echo failing; exit 3');
+    expect(post.result).toStrictEqual({ ok: false, output: 'Exit code 3\nfailing', exitCode: 3 });
   }, 60_000);
 });

@@ -1,8 +1,9 @@
 /**
  * Claude Code's hook protocol (reference note §8; Claude Code 2.1.332): the JSON a hook program reads
  * on stdin (hook-json.ts reads it, with Claude Code's tools and `tool_response`) and the answer it
- * writes. Three events: `PreToolUse` (before a call; the only one that can deny it), `PostToolUse`
- * (after a call that completed; none fires for a denied call) and `Stop`. The answer's shape is also
+ * writes. `PreToolUse` (before a call; the only one that can deny it), `PostToolUse` (after a call
+ * that completed) or `PostToolUseFailure` (after one that failed), both read as HarmFlow's
+ * `PostToolUse` (none fires for a denied call), and `Stop`. The answer's shape is also
  * Codex's and that of HarmFlow's OpenCode plugin. Loaded by the gate runner: `zod/mini` only.
  */
 import * as z from 'zod/mini';
@@ -77,7 +78,7 @@ export function claudeShapedAnswer(event: GateEvent, verdict: Verdict): HookAnsw
 }
 
 /** What Claude Code sends, instead of `PostToolUse`, after a call that failed (an error, a non-zero exit). */
-export const FAILURE = 'PostToolUseFailure';
+const FAILURE = 'PostToolUseFailure';
 
 const Failure = z.looseObject({ error: z.optional(z.string()), is_interrupt: z.optional(z.boolean()) });
 const EXIT_LINE = /^Exit code (\d+)\b/;

@@ -8,6 +8,7 @@
  * `zod/mini` only.
  */
 import * as z from 'zod/mini';
+import { shellWord } from '../../core/shell-words.js';
 import type { GateEvent } from '../../gates/hook-event.js';
 import type { ToolResult } from '../../gates/tool-call.js';
 import { deny, type Verdict } from '../../gates/verdict.js';
@@ -31,13 +32,12 @@ function shellCommand(input: unknown): string | undefined {
 }
 
 const SHELLS = /^(?:.*\/)?(?:bash|sh|zsh)$/;
-const SAFE_WORD = /^[\w@%+=:,./-]+$/;
 
 function argvCommand(argv: readonly string[]): string {
   const [program, flag, script, ...more] = argv;
   const wrapped = program !== undefined && SHELLS.test(program) && (flag === '-c' || flag === '-lc');
   if (wrapped && script !== undefined && more.length === 0) return script;
-  return argv.map((word) => (SAFE_WORD.test(word) ? word : `'${word.replaceAll("'", `'\\''`)}'`)).join(' ');
+  return argv.map(shellWord).join(' ');
 }
 
 const PatchInput = z.looseObject({ command: z.string() });

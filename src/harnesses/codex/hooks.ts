@@ -19,14 +19,14 @@ import { CODEX_CONFIG_FILE } from './command.js';
 export const CODEX_HOOKS_FILE = posix.join(posix.dirname(CODEX_CONFIG_FILE), 'hooks.json');
 
 /** Lets hooks run that nobody reviewed in Codex's `/hooks` screen; HarmFlow wrote them itself. */
-export const BYPASS_HOOK_TRUST = '--dangerously-bypass-hook-trust';
+const BYPASS_HOOK_TRUST = '--dangerously-bypass-hook-trust';
 
 /**
  * Seconds Codex gives one hook run before it kills it (Codex's documented default, written out so a
  * new default cannot shorten it). A hook that times out, fails (exit 1; exit 2 with nothing on
  * stderr) or prints anything but a valid answer is a failed hook, and the call runs: fail-open.
  */
-export const CODEX_HOOK_TIMEOUT_SECONDS = 600;
+const CODEX_HOOK_TIMEOUT_SECONDS = 600;
 
 const EVENTS = ['PreToolUse', 'PostToolUse', 'Stop'] as const satisfies readonly GateEvent[];
 
@@ -34,7 +34,7 @@ const EVENTS = ['PreToolUse', 'PostToolUse', 'Stop'] as const satisfies readonly
  * The `hooks.json` that runs `input.shellCommand(event)` for each event. No `matcher`: every tool
  * (`Bash`, `apply_patch`, MCP tools) goes through the gates. Codex runs `command` through a shell.
  */
-export function codexHooksJson(input: Pick<HookInstallInput, 'shellCommand'>): string {
+function codexHooksJson(input: Pick<HookInstallInput, 'shellCommand'>): string {
   const hooks = Object.fromEntries(
     EVENTS.map((event) => [
       event,

@@ -36,7 +36,7 @@ const EVENTS = ['PreToolUse', 'PostToolUse', 'Stop'] as const satisfies readonly
  * The `hooks` settings that run `input.shellCommand(event)` for each event. No `matcher`: every tool
  * (built-in and MCP) goes through the gates. Gemini runs `command` with `bash -c`.
  */
-export function geminiHookSettings(input: Pick<HookInstallInput, 'shellCommand' | 'env'>): Record<string, unknown> {
+function geminiHookSettings(input: Pick<HookInstallInput, 'shellCommand' | 'env'>): Record<string, unknown> {
   return Object.fromEntries(
     EVENTS.map((event) => [
       GEMINI_HOOK_EVENTS[event],

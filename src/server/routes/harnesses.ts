@@ -1,11 +1,11 @@
 /**
  * `GET /api/harnesses`: each harness CLI on the service's PATH, its version, whether it is verified,
  * and what the quota registry knows of it: one entry per account (`''` the real one, `sim:<scenario>`
- * a simulated one), with `outUntil` while it counts as out.
+ * a simulated one), with `outUntil` while it counts as out (`estimated` when no reset was given).
  */
 import { Hono } from 'hono';
 import { HARNESS_NAMES } from '../../core/outcome.js';
-import { DISPLAY_COOL_DOWN_MS, quotaStatuses } from '../../execution/quota.js';
+import { readQuotaStatuses } from '../../execution/quota.js';
 import { findHarness } from '../../harnesses/install.js';
 import type { Store } from '../../store/store.js';
 
@@ -14,7 +14,7 @@ export function harnessRoutes(searchPath: string, store: Store): Hono {
   const routes = new Hono();
   routes.get('/', async (c) => {
     const found = await Promise.all(HARNESS_NAMES.map((harness) => findHarness(harness, searchPath)));
-    const quota = quotaStatuses(await store.listQuotas(), Date.now(), DISPLAY_COOL_DOWN_MS);
+    const quota = await readQuotaStatuses(store);
     const harnesses = found.map((harness) => ({
       ...harness,
       quota: quota.filter((status) => status.harness === harness.harness),

@@ -15,7 +15,7 @@ import { DetailPage, ExecutionsPage, HistoryPage } from './pages.js';
 import { STYLE } from './style.js';
 
 /** dist/web/: the same three levels up from src/server/ui/ and from dist/server/ui/. */
-export const WEB_ASSETS_DIR = fileURLToPath(new URL('../../../dist/web/', import.meta.url));
+const WEB_ASSETS_DIR = fileURLToPath(new URL('../../../dist/web/', import.meta.url));
 
 /** A module path under `/ui/`: lower-case words and folders, `.js` or its `.js.map`; nothing else is served. */
 const ASSET = /^(?:[a-z0-9-]+\/)*[a-z0-9-]+\.js(?:\.map)?$/;
@@ -32,14 +32,8 @@ const withSecurityHeaders: MiddlewareHandler = async (c, next) => {
   for (const [name, value] of Object.entries(SECURITY_HEADERS)) c.res.headers.set(name, value);
 };
 
-export interface UiRoutesOptions {
-  /** Where the compiled browser modules are (default: dist/web/ of this package). */
-  readonly assetsDir?: string;
-}
-
-/** Returns the sub-app; mount it at the root behind the app's guards. */
-export function uiRoutes(options: UiRoutesOptions = {}): Hono {
-  const assetsDir = options.assetsDir ?? WEB_ASSETS_DIR;
+/** Returns the sub-app; mount it at the root behind the app's guards. It serves the modules in dist/web/. */
+export function uiRoutes(): Hono {
   const app = new Hono();
   for (const path of ['/', '/history', '/executions/*', '/ui/*']) app.use(path, withSecurityHeaders);
 
@@ -58,7 +52,7 @@ export function uiRoutes(options: UiRoutesOptions = {}): Hono {
     if (!ASSET.test(asset)) throw new NotFoundError(`no Workbench file ${JSON.stringify(asset.slice(0, 64))}`);
     let body: string;
     try {
-      body = await readFile(join(assetsDir, asset), 'utf8');
+      body = await readFile(join(WEB_ASSETS_DIR, asset), 'utf8');
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
       throw new NotFoundError(`no Workbench file ${asset} (run \`npm run build\`)`);

@@ -140,6 +140,7 @@ export class ClaudeStream implements AgentStream {
               interrupted: false,
               isImage: false,
             }),
+            failure: (result) => `Exit code ${result.exitCode ?? 1}\n${result.output.replace(/\n$/, '')}`,
           },
           denied: (reason) => this.deniedLines(use, 'Bash', reason),
           finish: (result) => {
@@ -164,7 +165,8 @@ export class ClaudeStream implements AgentStream {
             id: use.id,
             name: 'Write',
             input,
-            response: (result) => ({ filePath: call.file, success: result.ok }),
+            response: () => ({ filePath: call.file, success: true }),
+            failure: (result) => result.output,
           },
           denied: (reason) => this.deniedLines(use, 'Write', reason),
           finish: (result) =>
@@ -196,7 +198,8 @@ export class ClaudeStream implements AgentStream {
             id: use.id,
             name: 'Edit',
             input,
-            response: (result) => ({ filePath: call.file, success: result.ok }),
+            response: () => ({ filePath: call.file, success: true }),
+            failure: (result) => result.output,
           },
           denied: (reason) => this.deniedLines(use, 'Edit', reason),
           finish: (result) =>

@@ -43,7 +43,7 @@ export class HookRunner {
     private readonly session: { readonly sessionId: string; readonly cwd: string },
   ) {}
 
-  /** Runs the PreToolUse hooks of `call`; resolves to the reason when one refused it. */
+  /** Runs the PreToolUse hooks of `call`; returns the reason when one refused it. */
   pre(call: HookedCall): string | undefined {
     for (const answer of this.run('PreToolUse', call.name, this.toolJson('PreToolUse', call))) {
       if (answer.exitCode === 2) return answer.stderr.trim() || 'blocked by a hook';
