@@ -14,7 +14,7 @@ import type { HomePaths } from '../../core/home.js';
 import { type ExecutionState, FINAL_STATES, STATES } from '../../core/outcome.js';
 import { resolveTask, type Task, TaskFile } from '../../core/task.js';
 import { describeIssue } from '../../core/task-file.js';
-import { parseEventRecord } from '../../events/schema.js';
+import { type EventData, parseEventRecord } from '../../events/schema.js';
 import { ExecutionContext } from '../../execution/context-schema.js';
 import type { Registry } from '../../service/registry.js';
 import type { AttemptRecord, ExecutionRecord, Store } from '../../store/store.js';
@@ -40,13 +40,7 @@ const ListQuery = z.object({
 });
 
 /** What a waiting execution waits for: its latest `quota.waiting` record's data, and that record's time. */
-export interface WaitInfo {
-  readonly harness: string;
-  readonly until: string;
-  readonly known: boolean;
-  readonly waitMs: number;
-  readonly since: string;
-}
+export type WaitInfo = EventData<'quota.waiting'> & { readonly since: string };
 
 /** `POST /`: a task file's content as JSON, its paths absolute (the CLI resolves them). */
 const SubmitBody = z.strictObject({ task: z.unknown() });

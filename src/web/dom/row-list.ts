@@ -37,7 +37,8 @@ export class RowList<T extends { readonly id: string }> {
     });
     if (rows.length === 0) {
       const cell = document.createElement('td');
-      cell.colSpan = 8;
+      // Across the whole table, whatever its columns.
+      cell.colSpan = this.#body.closest('table')?.tHead?.rows[0]?.cells.length ?? 1;
       cell.className = 'empty';
       cell.textContent = emptyText;
       const row = document.createElement('tr');
