@@ -80,7 +80,9 @@ function describe(record: EventRecord): string | undefined {
     case 'context.written':
       return record.data.path;
     case 'harness.skipped':
-      return `${record.data.harness} skipped: out of quota until ${record.data.until}${record.data.known ? '' : ' (estimated)'}`;
+      return record.data.utilization === undefined
+        ? `${record.data.harness} skipped: out of quota until ${record.data.until}${record.data.known === false ? ' (estimated)' : ''}`
+        : `${record.data.harness} skipped: ${percent(record.data.utilization)} of its limit used (switchAtUtilization ${percent(record.data.threshold)})`;
     case 'quota.waiting':
       return `every harness is out of quota: waiting for ${record.data.harness}, which resets at ${record.data.until}${record.data.known ? '' : ' (estimated)'} (${Math.round(record.data.waitMs / 60_000)} min)`;
     case 'wait.ended':
@@ -96,7 +98,7 @@ function describe(record: EventRecord): string | undefined {
     case 'gate.noted':
       return `${record.data.tool}: ${record.data.notes.join('; ')}`;
     case 'failover':
-      return `${record.data.from} → ${record.data.to} (${record.data.reason}; switch ${record.data.switchNumber} of ${record.data.maxSwitches})`;
+      return `${record.data.from} → ${record.data.to} (${record.data.utilization === undefined ? record.data.reason : `${percent(record.data.utilization)} of its limit used, switchAtUtilization ${percent(record.data.threshold)}`}; switch ${record.data.switchNumber} of ${record.data.maxSwitches})`;
     case 'attempt.ended':
       return `${record.data.outcome}${record.data.message ? `: ${record.data.message}` : ''}`;
     case 'execution.ended':
@@ -111,4 +113,9 @@ function mark(status: string): string {
 function clip(text: string): string {
   const flat = text.replace(/\s+/g, ' ').trim();
   return flat.length > WIDTH ? `${flat.slice(0, WIDTH - 1)}…` : flat;
+}
+
+/** `96%`; `?` when unknown. */
+function percent(share: number | undefined): string {
+  return share === undefined ? '?' : `${Math.round(share * 100)}%`;
 }

@@ -28,6 +28,13 @@ const harnessSpecFields = z.strictObject({
     .min(1)
     .optional()
     .describe('play this harness with the built-in simulator `sim`, from this scenario file'),
+  account: z
+    .string()
+    .regex(/^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/, 'use letters, digits, ".", "_" or "-" (at most 64)')
+    .optional()
+    .describe(
+      'the account (credentials, plan) this link runs on, e.g. "work": the quota registry tracks each account of a harness on its own',
+    ),
 });
 export const HarnessSpecObject = harnessSpecFields.refine(
   (spec) => spec.simulate === undefined || isSimulatedHarness(spec.harness),
@@ -83,6 +90,14 @@ export const TaskFile = z.strictObject({
   quotaCoolDown: duration
     .default(`${DEFAULT_QUOTA_COOL_DOWN_MS / 1000}s`)
     .describe('how long a harness that ran out without saying when it resets counts as out'),
+  switchAtUtilization: z
+    .number()
+    .gt(0)
+    .max(1)
+    .optional()
+    .describe(
+      'switch to the next harness at a turn boundary once the harness reports this share of its limit used (e.g. 0.95), before it runs out',
+    ),
   gates: GatesConfig.default(DEFAULT_GATES).describe(
     'checks around every tool call of every attempt, whichever harness runs it (docs/gates.md)',
   ),
@@ -99,6 +114,8 @@ export interface HarnessSpec {
   readonly env: Readonly<Record<string, string>>;
   readonly passEnv: readonly string[];
   readonly simulate?: string;
+  /** The account this link runs on (quota registry), when the task names one. */
+  readonly account?: string;
 }
 
 /** A validated, normalized task: what the engine runs. */
@@ -121,6 +138,11 @@ export interface Task {
   readonly waitForReset: { readonly maxMs?: number } | false;
   /** How long a harness that ran out without a reset time counts as out, in ms. */
   readonly quotaCoolDownMs: number;
+  /**
+   * The share of a limit (0–1] past which the execution switches at the next turn boundary, and a
+   * new attempt prefers a harness below it; absent: only running out switches.
+   */
+  readonly switchAtUtilization?: number;
 }
 
 /** Normalizes a validated task file; `resolvePath` makes file-relative paths absolute. */
@@ -134,6 +156,7 @@ export function resolveTask(file: TaskFile, resolvePath: (path: string) => strin
       env: long.env ?? {},
       passEnv: long.passEnv ?? [],
       ...(long.simulate !== undefined && { simulate: resolvePath(long.simulate) }),
+      ...(long.account !== undefined && { account: long.account }),
     };
   });
   return {
@@ -150,6 +173,7 @@ export function resolveTask(file: TaskFile, resolvePath: (path: string) => strin
     waitForReset:
       file.maxWait !== undefined ? { maxMs: parseDuration(file.maxWait) ?? 0 } : file.waitForReset ? {} : false,
     quotaCoolDownMs: parseDuration(file.quotaCoolDown) ?? 0,
+    ...(file.switchAtUtilization !== undefined && { switchAtUtilization: file.switchAtUtilization }),
   };
 }
 
@@ -172,6 +196,7 @@ export const StoredTask = z.object({
         env: z.record(z.string(), z.string()),
         passEnv: z.array(z.string()),
         simulate: z.string().optional(),
+        account: z.string().optional(),
       }),
     )
     .min(1),
@@ -184,6 +209,7 @@ export const StoredTask = z.object({
   /** Absent in tasks stored before quota scheduling: no wait, a one-hour cool-down. */
   waitForReset: z.union([z.literal(false), z.object({ maxMs: z.number().min(0).optional() })]).optional(),
   quotaCoolDownMs: z.number().min(0).optional(),
+  switchAtUtilization: z.number().gt(0).max(1).optional(),
 });
 
 /** The store's JSON form of a task. */
@@ -202,6 +228,7 @@ export function taskFromStore(definition: unknown): Task {
       env: link.env,
       passEnv: link.passEnv,
       ...(link.simulate !== undefined && { simulate: link.simulate }),
+      ...(link.account !== undefined && { account: link.account }),
     }),
   );
   return {
@@ -220,5 +247,6 @@ export function taskFromStore(definition: unknown): Task {
         ? false
         : { ...(stored.waitForReset.maxMs !== undefined && { maxMs: stored.waitForReset.maxMs }) },
     quotaCoolDownMs: stored.quotaCoolDownMs ?? DEFAULT_QUOTA_COOL_DOWN_MS,
+    ...(stored.switchAtUtilization !== undefined && { switchAtUtilization: stored.switchAtUtilization }),
   };
 }

@@ -164,10 +164,17 @@ export const EventPayloads = {
   }),
   'context.written': z.object({ path: z.string(), attempts: z.int() }),
   /**
-   * A link of the chain passed over because its harness is known to be out of quota until `until`
-   * (`known`: the harness said so; otherwise the task's cool-down since it ran out).
+   * A link of the chain passed over: its harness is known to be out of quota until `until` (`known`:
+   * the harness said so; otherwise the task's cool-down since it ran out), or it last reported
+   * `utilization` of its limit used, at or over the task's `threshold` (switchAtUtilization).
    */
-  'harness.skipped': z.object({ harness: z.string(), until: z.string(), known: z.boolean() }),
+  'harness.skipped': z.object({
+    harness: z.string(),
+    until: z.string().optional(),
+    known: z.boolean().optional(),
+    utilization: z.number().optional(),
+    threshold: z.number().optional(),
+  }),
   /** Every harness of the chain is out: the execution waits for `harness`, whose reset comes first. */
   'quota.waiting': z.object({ harness: z.string(), until: z.string(), known: z.boolean(), waitMs: z.number() }),
   /**
@@ -213,6 +220,9 @@ export const EventPayloads = {
     reason: Outcome,
     switchNumber: z.int(),
     maxSwitches: z.int(),
+    /** A switch before the limit (switchAtUtilization): the share `from` reported used, and the task's threshold. */
+    utilization: z.number().optional(),
+    threshold: z.number().optional(),
   }),
   'attempt.ended': z.object({
     outcome: Outcome,

@@ -35,6 +35,9 @@ export interface AttemptEnding {
   readonly after?: WorkspaceSnapshot;
 }
 
+/** A `rate_limit` record as the harness reported it: status, window, utilization (0–1) and reset. */
+export type RateLimitSeen = EventData<'rate_limit'>;
+
 export interface UsageTotals {
   inputTokens?: number;
   outputTokens?: number;
@@ -50,7 +53,7 @@ export class AttemptObserver {
   model: string | undefined;
   lastMessage: string | undefined;
   /** The last rate-limit status the harness reported (Claude Code's `rate_limit_event`), for the quota registry. */
-  rateLimit: { status: string; utilization?: number | undefined } | undefined;
+  rateLimit: RateLimitSeen | undefined;
   readonly usage: UsageTotals = {};
 
   /** `taskName` names the single work item when the harness reports no plan. */
@@ -76,7 +79,7 @@ export class AttemptObserver {
         this.addUsage(event.data);
         return [];
       case 'rate_limit':
-        this.rateLimit = { status: event.data.status, utilization: event.data.utilization };
+        this.rateLimit = event.data;
         return [];
       case 'tool.call':
         this.pendingCalls.set(event.data.id, event.data);

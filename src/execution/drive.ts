@@ -11,7 +11,11 @@
  *
  * Before each new attempt the quota registry has its say (next-link.ts): a link whose harness is
  * known to be out of quota is skipped, and when every harness is out the execution waits for the
- * first reset (if the task allows it) and carries on there, or ends saying why.
+ * first reset (if the task allows it) and carries on there, or ends saying why. A waiting execution
+ * gives its admission slot back (`slot`) and takes one again before it carries on. With
+ * `switchAtUtilization`, an attempt whose harness reports its limit at or over that share is ended
+ * `switched` at the next turn boundary, when a harness to switch to is free, and the next turn goes
+ * to the next link with the handoff.
  *
  * Cancel (`signal`) ends the execution `canceled`: a running turn is interrupted (SIGINT, then the
  * interrupt budget, then a kill of its group); between turns it stops at once. Suspend (`suspend`,
@@ -39,9 +43,10 @@ import type { ExecutionControl } from './control.js';
 import { buildHandoffPrompt, type HandledMessage } from './handoff.js';
 import { LiveUsage } from './live-usage.js';
 import { nextLink } from './next-link.js';
-import { QuotaView, quotaRecordOf } from './quota.js';
+import { overThreshold, QuotaView, quotaRecordOf } from './quota.js';
 import type { AttemptRef, Recorder } from './recorder.js';
 import { type AttemptResult, runAttempt } from './run-attempt.js';
+import type { RunSlot } from './run-slot.js';
 import { decideAfterAttempt } from './switch-policy.js';
 import { REDELIVERY_PREFIX, type Turn, type TurnSource } from './turns.js';
 
@@ -95,6 +100,8 @@ export interface DriveOptions {
   readonly onAttemptSpawned?: (attempt: number, pid: number) => void;
   /** The clock of quota decisions and waits for a reset; the system clock by default. */
   readonly clock?: Clock;
+  /** The execution's admission slot, given back during a wait for a quota reset (the service's owner). */
+  readonly slot?: RunSlot;
 }
 
 /** How the drive ended: a final state, or `suspended` (still open, to be carried on). */
@@ -142,22 +149,39 @@ export async function drive(input: DriveInput, options: DriveOptions): Promise<D
    * every harness is out; `stop` when the execution ends here (`end` and `endMessage` are set) or is
    * suspended while it waits.
    */
-  const chooseLink = async (from: number): Promise<number | 'stop'> => {
-    const view = await QuotaView.load(store, task.quotaCoolDownMs);
-    const next = nextLink({
+  const linkFrom = async (from: number, waitForReset: Task['waitForReset']) =>
+    nextLink({
       chain: task.chain,
       from,
-      view,
+      view: await QuotaView.load(store, task.quotaCoolDownMs),
       now: clock.now(),
-      waitForReset: task.waitForReset,
+      waitForReset,
       deadline: input.deadline,
+      switchAtUtilization: task.switchAtUtilization,
     });
+  /** Ends the drive here when a cancel or a stop came: true when one did (`end` and `endMessage` are set). */
+  const stoppedWhileWaiting = (): boolean => {
+    if (options.signal?.aborted) {
+      end = { state: 'canceled' };
+      endMessage = 'canceled while waiting for a quota reset';
+      return true;
+    }
+    if (options.suspend?.aborted) end = { state: 'suspended' };
+    return options.suspend?.aborted === true;
+  };
+  const chooseLink = async (from: number): Promise<number | 'stop'> => {
+    const next = await linkFrom(from, task.waitForReset);
     for (const skip of next.skipped) {
-      recorder.executor('harness.skipped', {
-        harness: skip.spec.harness,
-        until: new Date(skip.out.until).toISOString(),
-        known: skip.out.known,
-      });
+      recorder.executor(
+        'harness.skipped',
+        skip.out === undefined
+          ? {
+              harness: skip.spec.harness,
+              utilization: skip.utilization,
+              ...compact({ threshold: task.switchAtUtilization }),
+            }
+          : { harness: skip.spec.harness, until: new Date(skip.out.until).toISOString(), known: skip.out.known },
+      );
     }
     if (next.kind === 'link') return next.index;
     if (next.kind === 'end') {
@@ -177,23 +201,37 @@ export async function drive(input: DriveInput, options: DriveOptions): Promise<D
     const resumed = new AbortController();
     const unwatch = options.control?.watchResume(() => resumed.abort());
     await store.updateExecution(id, { state: 'waiting' });
+    options.slot?.release();
     await clock.sleep(waitMs, anySignal(options.signal, options.suspend, resumed.signal));
     unwatch?.();
-    if (options.signal?.aborted) {
-      end = { state: 'canceled' };
-      endMessage = 'canceled while waiting for a quota reset';
-      return 'stop';
-    }
-    if (options.suspend?.aborted) {
-      end = { state: 'suspended' };
-      return 'stop';
-    }
-    // The attempt that follows sets the state back to `running`.
+    if (stoppedWhileWaiting()) return 'stop';
     recorder.executor('wait.ended', { harness, reason: resumed.signal.aborted ? 'resumed' : 'reset' });
+    if (options.slot !== undefined) {
+      // Queued for a slot like a new execution; the attempt that follows sets the state to `running`.
+      await store.updateExecution(id, { state: 'queued' });
+      await options.slot.acquire(anySignal(options.signal, options.suspend)).catch(() => undefined);
+      if (stoppedWhileWaiting()) return 'stop';
+    }
     return next.index;
   };
   /** True when a switch has just chosen the next attempt's link (the loop does not choose again). */
   let linkChosen = false;
+  /** The utilization at which the attempt that just ended was switched before its limit, if it was. */
+  let switchedEarly: number | undefined;
+  /**
+   * At a turn boundary of an attempt at or over `switchAtUtilization`: why it ends `switched`, when a
+   * switch is left and a later link is free; otherwise undefined (a warning says it stays).
+   */
+  const switchBeforeLimit = async (harness: string, utilization: number): Promise<string | undefined> => {
+    const used = `${harness} reports ${Math.round(utilization * 100)}% of its limit used (switchAtUtilization ${task.switchAtUtilization})`;
+    const next = await linkFrom(progress.chainIndex + 1, false);
+    const switchLeft = progress.switchesMade < task.maxSwitches;
+    if (switchLeft && next.kind === 'link') return `${used}: switching before it runs out`;
+    const why =
+      next.kind === 'link' ? `no switch is left (maxSwitches: ${task.maxSwitches})` : 'no later harness is free';
+    recorder.executor('warning', { message: `${used}, but ${why}: it goes on` });
+    return undefined;
+  };
   try {
     for (;;) {
       let turn = turns.next();
@@ -274,6 +312,9 @@ export async function drive(input: DriveInput, options: DriveOptions): Promise<D
       const homeDir = continued === undefined ? undefined : join(home.attemptDir(id, continued.attempt), 'home');
       const attemptStarted = new Date().toISOString();
       let attemptEnd: AttemptEnd | undefined;
+      /** Set once this attempt was found near its limit with nowhere to switch: it is not looked at again. */
+      let nearLimitNoted = false;
+      switchedEarly = undefined;
       for (let first = true; ; first = false) {
         const delivery = turn.redelivered ? 'redelivered' : delivered.has(turn.id) ? 'handoff' : 'first';
         delivered.add(turn.id);
@@ -328,6 +369,15 @@ export async function drive(input: DriveInput, options: DriveOptions): Promise<D
         if (next === undefined) {
           attemptEnd = { result, outcome: 'completed', message: result.message, moreTurns: false };
           break;
+        }
+        if (!nearLimitNoted && overThreshold(observer.rateLimit, task.switchAtUtilization)) {
+          const early = await switchBeforeLimit(spec.harness, observer.rateLimit?.utilization ?? 1);
+          if (early !== undefined) {
+            attemptEnd = { result, outcome: 'switched', message: early, moreTurns: false };
+            switchedEarly = observer.rateLimit?.utilization;
+            break;
+          }
+          nearLimitNoted = true;
         }
         turn = next;
         if (observer.sessionId === undefined) {
@@ -438,6 +488,10 @@ export async function drive(input: DriveInput, options: DriveOptions): Promise<D
             reason: outcome,
             switchNumber: progress.switchesMade,
             maxSwitches: task.maxSwitches,
+            ...compact({
+              utilization: switchedEarly,
+              threshold: switchedEarly === undefined ? undefined : task.switchAtUtilization,
+            }),
           },
           ref,
         );

@@ -25,6 +25,7 @@ import { releaseOwnership } from './owner-file.js';
 import { type Preflight, preflight } from './preflight.js';
 import { Recorder } from './recorder.js';
 import { recoverProgress } from './recover.js';
+import type { RunSlot } from './run-slot.js';
 import { singleTurn, type TurnSource } from './turns.js';
 
 /**
@@ -59,6 +60,8 @@ export interface EngineOptions {
   readonly checked?: Preflight;
   /** The clock of quota decisions and waits for a reset (a test moves it by hand); the system's by default. */
   readonly clock?: Clock;
+  /** The execution's admission slot, given back while it waits for a quota reset (the service's owner). */
+  readonly slot?: RunSlot;
 }
 
 /** The PATH harnesses start with: HarmFlow's extra directories, then the host's. */
@@ -197,6 +200,7 @@ async function carry(
       ...(options.onAttemptExited && { onAttemptExited: options.onAttemptExited }),
       ...(options.onAttemptSpawned && { onAttemptSpawned: options.onAttemptSpawned }),
       ...(options.clock && { clock: options.clock }),
+      ...(options.slot && { slot: options.slot }),
     });
     return {
       id,

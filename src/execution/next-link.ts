@@ -2,18 +2,19 @@
  * Which link of the chain the next attempt starts on, given what the quota registry knows: the first
  * link at or after `from` whose harness is not known to be out (the links passed over are named, with
  * their reset); when every link of the chain is out, the one whose reset comes first — to wait for,
- * if the task allows the wait, the wait fits `maxWait` and ends before the deadline. Pure.
+ * if the task allows the wait, the wait fits `maxWait` and ends before the deadline. A task with
+ * `switchAtUtilization` also passes over a link whose harness last reported its limit at or over
+ * that share, while a later link is neither out nor near its limit. Pure.
  */
 import type { ExecutionState } from '../core/outcome.js';
 import type { HarnessSpec, Task } from '../core/task.js';
 import type { OutUntil, QuotaView } from './quota.js';
 
-/** A link passed over because its harness is out. */
-export interface Skip {
-  readonly index: number;
-  readonly spec: HarnessSpec;
-  readonly out: OutUntil;
-}
+/** A link passed over: its harness is out (`out`), or near its limit (`utilization`, at or over the task's threshold). */
+export type Skip = { readonly index: number; readonly spec: HarnessSpec } & (
+  | { readonly out: OutUntil; readonly utilization?: never }
+  | { readonly utilization: number; readonly out?: never }
+);
 
 export type NextLink =
   | { readonly kind: 'link'; readonly index: number; readonly skipped: readonly Skip[] }
@@ -29,14 +30,29 @@ export interface NextLinkInput {
   readonly waitForReset: Task['waitForReset'];
   /** Epoch ms of the execution's deadline. */
   readonly deadline: number;
+  /** The task's `switchAtUtilization`, when it has one. */
+  readonly switchAtUtilization?: number | undefined;
 }
 
 export function nextLink(input: NextLinkInput): NextLink {
   const { chain, from, view, now } = input;
-  const outs = chain.map((spec, index) => ({ index, spec, out: view.outUntil(spec, now) }));
-  const free = outs.find((link) => link.index >= from && link.out === undefined);
-  const skipped = outs.slice(from, free?.index) as Skip[];
-  if (free !== undefined) return { kind: 'link', index: free.index, skipped };
+  const threshold = input.switchAtUtilization;
+  const outs = chain.map((spec, index) => ({
+    index,
+    spec,
+    out: view.outUntil(spec, now),
+    near: threshold === undefined ? undefined : view.nearLimit(spec, now, threshold),
+  }));
+  const ahead = outs.filter((link) => link.index >= from && link.out === undefined);
+  const free = ahead.find((link) => link.near === undefined) ?? ahead[0];
+  if (free !== undefined) {
+    const skipped = outs.slice(from, free.index).flatMap(({ index, spec, out, near }): Skip[] => {
+      if (out !== undefined) return [{ index, spec, out }];
+      return near === undefined ? [] : [{ index, spec, utilization: near }];
+    });
+    return { kind: 'link', index: free.index, skipped };
+  }
+  const skipped = outs.slice(from) as Skip[];
   if (outs.some((link) => link.out === undefined)) {
     return { kind: 'end', state: 'failed', why: 'no harness left in the chain that is not out of quota', skipped };
   }

@@ -6,16 +6,25 @@
  * A harness counts as out while its last record says `exhausted` and either its reset time is still
  * ahead, or — when it never said when — its cool-down since the observation is. Nothing else makes a
  * harness out: a rate limit or an overload is transient and stays with the attempt that saw it.
- * A simulated link keeps an account of its own per scenario (`sim:<scenario file>`): playing a
- * harness never marks the real one as out, and one scenario's quota is not another's.
+ * A link that names an `account` has a record of its own (the same CLI on other credentials has
+ * another quota); a real link without one is account `''`. A simulated link keeps an account of its
+ * own per scenario (`sim:[<account>:]<scenario file>`): playing a harness never marks the real one as
+ * out, and one scenario's quota is not another's.
+ *
+ * Near the limit: a record `warning` with a utilization at or over a task's `switchAtUtilization`,
+ * until the window it reported resets (or, without a reset time, for the cool-down), marks a link a
+ * task with that threshold passes over while another link is below it.
  */
+import { compact } from '../core/compact.js';
 import type { Outcome } from '../core/outcome.js';
 import { DEFAULT_QUOTA_COOL_DOWN_MS, type HarnessSpec } from '../core/task.js';
 import type { QuotaRecord, Store } from '../store/store.js';
+import type { RateLimitSeen } from './attempt-observer.js';
 
 /** The registry account of a chain link. */
 export function quotaAccount(spec: HarnessSpec): string {
-  return spec.simulate === undefined ? '' : `sim:${spec.simulate}`;
+  if (spec.simulate === undefined) return spec.account ?? '';
+  return `sim:${spec.account === undefined ? '' : `${spec.account}:`}${spec.simulate}`;
 }
 
 /** How long a link is out, when it is. */
@@ -43,12 +52,33 @@ export class QuotaView {
 
   /** When `spec`'s harness is known to be out at `now`, until when; undefined when it is not. */
   outUntil(spec: HarnessSpec, now: number): OutUntil | undefined {
-    const account = quotaAccount(spec);
-    const record = this.#records.find(
-      (candidate) => candidate.harness === spec.harness && candidate.account === account,
-    );
+    const record = this.#recordOf(spec);
     return record === undefined ? undefined : outUntil(record, now, this.#coolDownMs);
   }
+
+  /**
+   * The utilization `spec`'s harness last reported, when it is at or over `threshold` and the window
+   * it was reported for has not reset at `now`; undefined otherwise.
+   */
+  nearLimit(spec: HarnessSpec, now: number, threshold: number): number | undefined {
+    const record = this.#recordOf(spec);
+    if (record?.state !== 'warning' || record.utilization === undefined || record.utilization < threshold) {
+      return undefined;
+    }
+    const resets = record.resetsAt === undefined ? Number.NaN : Date.parse(record.resetsAt);
+    const until = Number.isNaN(resets) ? Date.parse(record.observedAt) + this.#coolDownMs : resets;
+    return until > now ? record.utilization : undefined;
+  }
+
+  #recordOf(spec: HarnessSpec): QuotaRecord | undefined {
+    const account = quotaAccount(spec);
+    return this.#records.find((candidate) => candidate.harness === spec.harness && candidate.account === account);
+  }
+}
+
+/** True when a reported rate limit is at or over `threshold` of its window (Claude Code's `allowed_warning`). */
+export function overThreshold(rateLimit: RateLimitSeen | undefined, threshold: number | undefined): boolean {
+  return threshold !== undefined && rateLimit?.utilization !== undefined && rateLimit.utilization >= threshold;
 }
 
 /**
@@ -71,15 +101,16 @@ export interface AttemptQuota {
   readonly outcome: Outcome;
   readonly resetsAt?: string | undefined;
   readonly message?: string | undefined;
-  /** The last `rate_limit` the attempt reported: its status and utilization (0–1), if any. */
-  readonly rateLimit?: { readonly status: string; readonly utilization?: number | undefined } | undefined;
+  /** The last `rate_limit` the attempt reported, if any. */
+  readonly rateLimit?: RateLimitSeen | undefined;
   readonly observedAt: string;
 }
 
 /**
  * The registry record an ended attempt makes: `exhausted` for a quota outcome (with its reset time
- * when the harness gave one), `warning` when it completed but reported a limit close to full, `ok`
- * when it completed otherwise. Other outcomes say nothing about the quota: undefined.
+ * when the harness gave one); `warning` when it reported a limit close to full (with the utilization
+ * and the window's reset), however it ended; `ok` when it completed otherwise. Other outcomes say
+ * nothing about the quota: undefined.
  */
 export function quotaRecordOf(end: AttemptQuota): QuotaRecord | undefined {
   const head = {
@@ -98,14 +129,21 @@ export function quotaRecordOf(end: AttemptQuota): QuotaRecord | undefined {
       ...(end.message !== undefined && { message: end.message }),
     };
   }
+  const rateLimit = end.rateLimit;
+  if (rateLimit?.status.includes('warning') === true) {
+    return {
+      ...head,
+      state: 'warning',
+      source: 'rate_limit',
+      ...compact({ utilization: rateLimit.utilization, resetsAt: rateLimit.resetsAt }),
+    };
+  }
   if (end.outcome !== 'completed') return undefined;
-  const warning = end.rateLimit?.status.includes('warning') === true;
-  const utilization = end.rateLimit?.utilization;
   return {
     ...head,
-    state: warning ? 'warning' : 'ok',
-    source: warning ? 'rate_limit' : 'attempt.ended',
-    ...(utilization !== undefined && { utilization }),
+    state: 'ok',
+    source: 'attempt.ended',
+    ...(rateLimit?.utilization !== undefined && { utilization: rateLimit.utilization }),
   };
 }
 

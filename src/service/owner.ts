@@ -12,6 +12,7 @@ import { ExecutionControl } from '../execution/control.js';
 import { carryOn, type EngineOptions, type ExecutionResult } from '../execution/engine.js';
 import { releaseOwnership } from '../execution/owner-file.js';
 import { Recorder } from '../execution/recorder.js';
+import type { RunSlot } from '../execution/run-slot.js';
 import type { Turn } from '../execution/turns.js';
 import type { Store } from '../store/store.js';
 import type { Admission, Slot } from './admission.js';
@@ -22,7 +23,7 @@ export interface OwnerDeps {
   readonly store: Store;
   readonly admission: Admission;
   /** What every drive gets: PATH additions, host environment, interrupt budget, record listener. */
-  readonly engine: Omit<EngineOptions, 'home' | 'store' | 'signal' | 'suspend' | 'checked'>;
+  readonly engine: Omit<EngineOptions, 'home' | 'store' | 'signal' | 'suspend' | 'checked' | 'slot'>;
   /** Aborted when the service stops: drives are suspended, not ended. */
   readonly suspend: AbortSignal;
 }
@@ -97,6 +98,16 @@ export class ExecutionOwner {
     } catch {
       // Aborted while queued: a cancel ends it here; a stop leaves it queued for the next start.
     }
+    /** Given back while the execution waits for a quota reset, taken again before it carries on. */
+    const runSlot: RunSlot = {
+      release: () => {
+        slot?.release();
+        slot = undefined;
+      },
+      acquire: async (signal) => {
+        slot = await admission.acquire(signal);
+      },
+    };
     try {
       if (slot === undefined || this.#cancel.signal.aborted) {
         if (this.#cancel.signal.aborted) await this.#endQueued();
@@ -110,6 +121,7 @@ export class ExecutionOwner {
         signal: this.#cancel.signal,
         suspend: this.#deps.suspend,
         control: this.#control,
+        slot: runSlot,
         onAttemptSpawned: (attempt, pid) => {
           this.#pgid = pid;
           this.#deps.engine.onAttemptSpawned?.(attempt, pid);

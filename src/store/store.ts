@@ -107,10 +107,10 @@ export interface AttemptPatch {
  */
 export interface QuotaRecord {
   readonly harness: string;
-  /** The account or profile of the harness; `''` for its default (the only one today). */
+  /** The account of the harness a task's link names (`account:`); `''` for its default; `sim:…` for a simulated link. */
   readonly account: string;
   readonly state: QuotaState;
-  /** When the limit resets, ISO 8601, when the harness said so; absent when unknown. */
+  /** When the limit (for `warning`, the window reported) resets, ISO 8601, when the harness said so; absent when unknown. */
   readonly resetsAt?: string;
   /** The share of the limit used (0–1), when the harness reported it. */
   readonly utilization?: number;

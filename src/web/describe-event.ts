@@ -20,7 +20,7 @@ export function describeEvent(record: EventRecord): string {
     case 'quota.exhausted':
       return `${record.harness ?? 'the harness'} is out of quota${text('resetsAt') ? `; resets at ${text('resetsAt')}` : ''}`;
     case 'failover':
-      return `switch ${number('switchNumber') ?? '?'}/${number('maxSwitches') ?? '?'}: ${text('from') ?? '?'} → ${text('to') ?? '?'} (${text('reason') ?? '?'})`;
+      return `switch ${number('switchNumber') ?? '?'}/${number('maxSwitches') ?? '?'}: ${text('from') ?? '?'} → ${text('to') ?? '?'} (${number('utilization') === undefined ? (text('reason') ?? '?') : `${percent(number('utilization'))} of its limit used, switchAtUtilization ${percent(number('threshold'))}`})`;
     case 'attempt.ended':
       return clip(
         `attempt ${record.attempt ?? '?'} on ${record.harness ?? '?'} ended: ${text('outcome') ?? '?'}${text('message') ? ` — ${text('message')}` : ''}`,
@@ -40,7 +40,9 @@ export function describeEvent(record: EventRecord): string {
     case 'tool.result':
       return `${d.ok === true ? 'ok' : 'failed'}${number('exitCode') !== undefined ? ` (exit ${number('exitCode')})` : ''}`;
     case 'harness.skipped':
-      return `${text('harness') ?? '?'} skipped: out of quota until ${text('until') ?? '?'}${d.known === false ? ' (estimated)' : ''}`;
+      return number('utilization') === undefined
+        ? `${text('harness') ?? '?'} skipped: out of quota until ${text('until') ?? '?'}${d.known === false ? ' (estimated)' : ''}`
+        : `${text('harness') ?? '?'} skipped: ${percent(number('utilization'))} of its limit used (switchAtUtilization ${percent(number('threshold'))})`;
     case 'quota.waiting':
       return `every harness is out of quota: waiting for ${text('harness') ?? '?'}, which resets at ${text('until') ?? '?'}`;
     case 'wait.ended':
@@ -79,4 +81,9 @@ function chainOf(chain: unknown): string {
 function clip(line: string): string {
   const flat = line.replace(/\s+/g, ' ').trim();
   return flat.length <= MAX_CHARS ? flat : `${flat.slice(0, MAX_CHARS - 1)}…`;
+}
+
+/** `96%`; `?` when unknown. */
+function percent(share: number | undefined): string {
+  return share === undefined ? '?' : `${Math.round(share * 100)}%`;
 }

@@ -107,6 +107,7 @@ describe('schemas/task.schema.json', () => {
       'waitForReset',
       'maxWait',
       'quotaCoolDown',
+      'switchAtUtilization',
       'gates',
     ]);
     expect(schema.properties?.repo?.default).toBe('.');

@@ -79,11 +79,12 @@ describe('loadTaskFile', () => {
         '  simulate: scenarios/claude.yaml',
         'fallbacks:',
         '  - codex',
-        '  - { harness: codex, model: gpt-5.5, simulate: /abs/codex.yaml }',
+        '  - { harness: codex, model: gpt-5.5, simulate: /abs/codex.yaml, account: work }',
         'timeout: 1h30m',
         'failoverOn: [rate_limited, overloaded]',
         'maxWait: 2h',
         'quotaCoolDown: 20m',
+        'switchAtUtilization: 0.95',
         'gates:',
         '  commands: { allow: [push-base] }',
         '  custom: [{ name: lint, command: ./gate.sh }]',
@@ -106,7 +107,15 @@ describe('loadTaskFile', () => {
           simulate: join(folder, 'scenarios', 'claude.yaml'),
         },
         { harness: 'codex', args: [], env: {}, passEnv: [] },
-        { harness: 'codex', model: 'gpt-5.5', args: [], env: {}, passEnv: [], simulate: '/abs/codex.yaml' },
+        {
+          harness: 'codex',
+          model: 'gpt-5.5',
+          args: [],
+          env: {},
+          passEnv: [],
+          simulate: '/abs/codex.yaml',
+          account: 'work',
+        },
       ],
       maxSwitches: 2,
       timeoutMs: 90 * 60_000,
@@ -121,6 +130,7 @@ describe('loadTaskFile', () => {
       },
       waitForReset: { maxMs: 2 * 3_600_000 },
       quotaCoolDownMs: 20 * 60_000,
+      switchAtUtilization: 0.95,
     });
   });
 
@@ -246,6 +256,16 @@ describe('loadTaskFile errors', () => {
   it('refuses a passEnv name that is not a variable name', () => {
     const path = taskFile('name: t\nprompt: p\nharness: { harness: codex, passEnv: [OPENAI-KEY] }\n');
     expect(failure(path).message.startsWith(`${path}: harness.passEnv.0: `)).toBe(true);
+  });
+
+  it('refuses a switchAtUtilization outside (0, 1] and an account that is not a name', () => {
+    for (const share of ['0', '1.5', '-0.2', '"95%"']) {
+      const path = taskFile(`${MINIMAL}switchAtUtilization: ${share}\n`);
+      expect(failure(path).message.startsWith(`${path}: switchAtUtilization: `), share).toBe(true);
+    }
+    expect(loadTaskFile(taskFile(`${MINIMAL}switchAtUtilization: 1\n`)).switchAtUtilization).toBe(1);
+    const path = taskFile('name: t\nprompt: p\nharness: { harness: codex, account: "my work" }\n');
+    expect(failure(path).message).toBe(`${path}: harness.account: use letters, digits, ".", "_" or "-" (at most 64)`);
   });
 });
 

@@ -120,9 +120,9 @@ describe.skipIf(!enabled)('quota-aware scheduling with the real claude-code and 
       expect(second.state).toBe('succeeded');
       expect(second.attempts.map((a) => [a.harness, a.outcome])).toEqual([['codex', 'completed']]);
       const skips = recordsOf(second.id, 'harness.skipped');
-      expect(skips.map((skip) => [skip.data.harness, Date.parse(skip.data.until), skip.data.known])).toEqual([
-        ['claude-code', Date.parse(resetsAt), true],
-      ]);
+      expect(
+        skips.map((skip) => [skip.data.harness, skip.data.until && Date.parse(skip.data.until), skip.data.known]),
+      ).toEqual([['claude-code', Date.parse(resetsAt), true]]);
       expect(requestsOf('skip-claude').filter((request) => request.reply !== undefined)).toHaveLength(1);
       expect(requestsOf('skip-codex').length).toBeGreaterThan(0);
 

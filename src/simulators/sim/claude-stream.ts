@@ -13,6 +13,9 @@ import { claudeResetText } from './reset-time.js';
 import type { PlanItem } from './scenario.js';
 import type { AgentStream, EndingOutput, FinalEnding, ToolCall, ToolLines, ToolResult } from './stream.js';
 
+/** How long the five-hour window of a simulated limit warning has left: three hours. */
+const WARNING_WINDOW_LEFT_S = 3 * 3600;
+
 export const CLAUDE_CODE_VERSION = '2.1.332';
 export const CLAUDE_DEFAULT_MODEL = 'claude-sonnet-4-5';
 
@@ -224,7 +227,8 @@ export class ClaudeStream implements AgentStream {
     switch (ending.kind) {
       case 'complete': {
         const text = this.message(ending.message);
-        return { stdout: [...text, this.result(ending.message)], stderr: [], exitCode: 0 };
+        const warning = ending.utilization === undefined ? [] : [this.limitWarning(ending.utilization)];
+        return { stdout: [...warning, ...text, this.result(ending.message)], stderr: [], exitCode: 0 };
       }
       case 'quota': {
         if (ending.variant === 'credit') return this.apiError({ status: 400, text: 'Credit balance is too low' });
@@ -278,6 +282,27 @@ export class ClaudeStream implements AgentStream {
           exitCode: 1,
         };
     }
+  }
+
+  /**
+   * The `rate_limit_event` Claude Code prints when the API's headers say `allowed_warning` (reference
+   * note: the summary still says `allowed`, the five-hour window says `allowed_warning` with its
+   * utilization), the window resetting in three hours.
+   */
+  private limitWarning(utilization: number): object {
+    const resetsAt = Math.ceil(this.now().getTime() / 1000) + WARNING_WINDOW_LEFT_S;
+    return {
+      type: 'rate_limit_event',
+      rate_limit_info: {
+        status: 'allowed',
+        resetsAt,
+        rateLimitType: 'five_hour',
+        isUsingOverage: false,
+        unifiedWindows: { five_hour: { utilization, resetsAt, status: 'allowed_warning' } },
+      },
+      session_id: this.sessionId,
+      uuid: randomUUID(),
+    };
   }
 
   /** Retries (if the error is retried), the synthetic assistant line, the error result; exit 1. */

@@ -82,7 +82,10 @@ function finalEnding(
   harness: SimulatedHarness,
   summary: string,
 ): FinalEnding {
-  if (ending.kind === 'complete') return { kind: 'complete', message: ending.message ?? summary };
+  if (ending.kind === 'complete') {
+    const { utilization } = ending;
+    return { kind: 'complete', message: ending.message ?? summary, ...(utilization !== undefined && { utilization }) };
+  }
   if (ending.kind !== 'quota') return ending;
   const variant =
     ending.variant !== undefined && QUOTA_VARIANTS_OF[harness].includes(ending.variant) ? ending.variant : undefined;

@@ -70,7 +70,9 @@ const exactlyOneKey = (what: string, keys: readonly string[]) => ({
 
 const endObject = z
   .strictObject({
-    complete: z.strictObject({ message: z.string().min(1).optional() }).optional(),
+    complete: z
+      .strictObject({ message: z.string().min(1).optional(), utilization: z.number().gt(0).lt(1).optional() })
+      .optional(),
     quota: stringOr(
       quotaVariant,
       z.strictObject({ kind: quotaVariant.optional(), resetsIn: duration.optional() }),
@@ -83,7 +85,7 @@ type EndData = z.infer<typeof endName> | z.infer<typeof endObject>;
 
 /** How a run ends. Variants a harness does not have fall back to its default (docs/simulator.md). */
 export type Ending =
-  | { kind: 'complete'; message?: string }
+  | { kind: 'complete'; message?: string; utilization?: number }
   | { kind: 'quota'; variant?: QuotaVariant; resetsInMs?: number }
   | { kind: 'rate_limit' | 'overloaded' | 'auth' | 'crash' }
   | { kind: 'hang'; ignoreInterrupt: boolean; child: boolean };
@@ -93,7 +95,12 @@ function toEnding(end: EndData): Ending {
     return end === 'hang' ? { kind: 'hang', ignoreInterrupt: false, child: false } : { kind: end };
   }
   if (end.complete !== undefined) {
-    return { kind: 'complete', ...(end.complete.message !== undefined && { message: end.complete.message }) };
+    const { message, utilization } = end.complete;
+    return {
+      kind: 'complete',
+      ...(message !== undefined && { message }),
+      ...(utilization !== undefined && { utilization }),
+    };
   }
   if (end.quota !== undefined) {
     const quota = typeof end.quota === 'string' ? { kind: end.quota } : end.quota;

@@ -49,7 +49,7 @@ export interface ToolLines {
 
 /** A way a run ends that prints lines (a hang prints nothing more and is handled by the caller). */
 export type FinalEnding =
-  | { kind: 'complete'; message: string }
+  | { kind: 'complete'; message: string; utilization?: number }
   | { kind: 'quota'; variant?: QuotaVariant; resetsAt: Date }
   | { kind: 'rate_limit' | 'overloaded' | 'auth' | 'crash' };
 
