@@ -24,8 +24,8 @@ import type { OfferedTool } from './tools.js';
 const RATE_LIMIT_RETRY_AFTER_S = 1;
 
 /**
- * When a subscription's five-hour window resets, from the rejection: 2 hours. Any time inside the
- * window does; Claude Code shows it as "resets <time>".
+ * When a subscription's five-hour window resets, from the response (a rejection, a warning or an
+ * allowed call): 2 hours. Any time inside the window does; Claude Code shows it as "resets <time>".
  */
 const SUBSCRIPTION_RESET_S = 2 * 60 * 60;
 
@@ -104,12 +104,25 @@ function usage(exchange: Exchange, output: number): Record<string, number> {
   };
 }
 
-/** The subscription headers of a successful OAuth call: the window is open (Claude's `rate_limit_event` "allowed"). */
-function allowedHeaders(exchange: Exchange): Record<string, string> {
+/**
+ * The subscription headers of a successful OAuth call (an API key has no subscription: none): the
+ * window is open (Claude's `rate_limit_event` "allowed"), or, for an answer with a `limitWarning`,
+ * open but nearly used: `allowed_warning` with the five-hour window's utilization, as the API warns
+ * before it refuses (reference note §2, `textwarn`).
+ */
+function subscriptionHeaders(exchange: Exchange, answer: Answer): Record<string, string> {
   if (exchange.auth !== 'bearer') return {};
+  const reset = String(epochSeconds() + SUBSCRIPTION_RESET_S);
+  if (answer.kind !== 'text' || answer.limitWarning === undefined) {
+    return { 'anthropic-ratelimit-unified-status': 'allowed', 'anthropic-ratelimit-unified-reset': reset };
+  }
   return {
-    'anthropic-ratelimit-unified-status': 'allowed',
-    'anthropic-ratelimit-unified-reset': String(epochSeconds() + SUBSCRIPTION_RESET_S),
+    'anthropic-ratelimit-unified-status': 'allowed_warning',
+    'anthropic-ratelimit-unified-reset': reset,
+    'anthropic-ratelimit-unified-representative-claim': 'five_hour',
+    'anthropic-ratelimit-unified-5h-status': 'allowed_warning',
+    'anthropic-ratelimit-unified-5h-reset': reset,
+    'anthropic-ratelimit-unified-5h-utilization': String(answer.limitWarning),
   };
 }
 
@@ -120,7 +133,7 @@ function answer(exchange: Exchange, reply: Answer): void {
   const block = contentBlock(reply, exchange);
   const stopReason = reply.kind === 'tool' ? 'tool_use' : 'end_turn';
   const output = outputTokens(reply);
-  const headers = { 'request-id': exchange.id('req'), ...allowedHeaders(exchange) };
+  const headers = { 'request-id': exchange.id('req'), ...subscriptionHeaders(exchange, reply) };
   if (!view.stream) {
     const message = { id, type: 'message', role: 'assistant', model, content: [block] };
     sendJson(

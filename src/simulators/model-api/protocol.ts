@@ -35,9 +35,12 @@ export interface RequestView {
   readonly purpose: Purpose;
 }
 
-/** A successful reply's content. */
+/**
+ * A successful reply's content. `limitWarning`: the utilization (0–1) of the subscription's five-hour
+ * window the response reports as nearly used; a provider or auth without such a signal ignores it.
+ */
 export type Answer =
-  | { readonly kind: 'text'; readonly text: string }
+  | { readonly kind: 'text'; readonly text: string; readonly limitWarning?: number }
   | { readonly kind: 'tool'; readonly call: ToolCall };
 
 /** An error reply of the script. */

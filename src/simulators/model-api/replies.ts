@@ -1,6 +1,7 @@
 /**
- * Answers a main request with the script's reply: text, a tool call the request offered, or the
- * provider's error (inside the stream when the reply says so and the request streams).
+ * Answers a main request with the script's reply: text (with a limit warning when the reply says
+ * so), a tool call the request offered, or the provider's error (inside the stream when the reply
+ * says so and the request streams).
  */
 import type { Answer, Exchange, Protocol } from './protocol.js';
 import type { Reply } from './script.js';
@@ -13,6 +14,9 @@ export function answerReply(protocol: Protocol, exchange: Exchange, reply: Reply
     case 'text':
       protocol.answer(exchange, reply);
       return 'text';
+    case 'limitWarning':
+      protocol.answer(exchange, { kind: 'text', text: reply.text, limitWarning: reply.utilization });
+      return 'limitWarning';
     case 'write':
     case 'shell': {
       const { tools } = exchange.view;

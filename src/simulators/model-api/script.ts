@@ -1,8 +1,10 @@
 /**
  * Scripts of the model-API simulator: what a script's main requests are answered with, in order.
  * A script is an ordered list of replies; each main request to it takes the next reply and the last
- * one repeats. A `rateLimit` reply answers `times` requests before the script moves on. The scripts
- * file (`harmflow sim-api --script`) is YAML, or JSON when its name ends in `.json`, validated
+ * one repeats. A `rateLimit` reply answers `times` requests before the script moves on. A
+ * `limitWarning` reply is a text reply whose response says the subscription's five-hour window is
+ * nearly used (`utilization`); only the Anthropic side, to an OAuth token, has a way to say it. The
+ * scripts file (`harmflow sim-api --script`) is YAML, or JSON when its name ends in `.json`, validated
  * strictly: an unknown key or a reply with two kinds is an error naming its place.
  * docs/model-api-simulator.md is the reference.
  */
@@ -24,12 +26,13 @@ const ERROR_KINDS = ['quota', 'rateLimit', 'overload', 'serverError', 'authError
 /** One reply, tagged by its kind. `inStream`: the error comes inside an HTTP 200 stream. */
 export type Reply =
   | { readonly kind: 'text'; readonly text: string }
+  | { readonly kind: 'limitWarning'; readonly text: string; readonly utilization: number }
   | { readonly kind: 'write'; readonly path: string; readonly content: string }
   | { readonly kind: 'shell'; readonly command: string }
   | { readonly kind: 'quota' | 'overload' | 'serverError' | 'authError'; readonly inStream: boolean }
   | { readonly kind: 'rateLimit'; readonly times: number; readonly retryAfter?: number; readonly inStream: boolean };
 
-const REPLY_KEYS = ['text', 'write', 'shell', ...ERROR_KINDS] as const;
+const REPLY_KEYS = ['text', 'limitWarning', 'write', 'shell', ...ERROR_KINDS] as const;
 
 const errorOptions = z.strictObject({ inStream: z.boolean().optional() });
 
@@ -49,6 +52,7 @@ const errorFlag = z.unknown().transform((value, ctx) => {
 const replyFields = z
   .strictObject({
     text: z.string().min(1).optional(),
+    limitWarning: z.strictObject({ text: z.string().min(1), utilization: z.number().min(0).max(1) }).optional(),
     write: z.strictObject({ path: z.string().min(1), content: z.string() }).optional(),
     shell: z.strictObject({ command: z.string().min(1) }).optional(),
     quota: errorFlag.optional(),
@@ -70,6 +74,7 @@ const replyFields = z
 
 function toReply(reply: z.output<typeof replyFields>): Reply {
   if (reply.text !== undefined) return { kind: 'text', text: reply.text };
+  if (reply.limitWarning !== undefined) return { kind: 'limitWarning', ...reply.limitWarning };
   if (reply.write !== undefined) return { kind: 'write', ...reply.write };
   if (reply.shell !== undefined) return { kind: 'shell', command: reply.shell.command };
   if (reply.rateLimit !== undefined) {
@@ -122,6 +127,7 @@ type ErrorFlag = true | { readonly inStream?: boolean };
 export type ReplySpec =
   | string
   | { readonly text: string }
+  | { readonly limitWarning: { readonly text: string; readonly utilization: number } }
   | { readonly write: { readonly path: string; readonly content: string } }
   | { readonly shell: { readonly command: string } }
   | { readonly quota: ErrorFlag }

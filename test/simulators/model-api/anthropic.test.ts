@@ -100,6 +100,48 @@ describe('Anthropic Messages API', () => {
     expect(api.requests.map((r) => r.auth)).toEqual(['x-api-key', 'bearer']);
   });
 
+  it('answers a limitWarning with text and, for an OAuth token, the unified headers saying allowed_warning', async () => {
+    const api = await startApi({
+      scripts: { s: [{ limitWarning: { text: 'First part done.', utilization: 0.96 } }] },
+    });
+    const before = Math.floor(Date.now() / 1000);
+    const warned = await post(`${api.url}/s/v1/messages?beta=true`, request('hi'), OAUTH);
+    expect(warned.status).toBe(200);
+    const reset = Number(warned.headers.get('anthropic-ratelimit-unified-reset'));
+    expect(reset - before).toBeGreaterThanOrEqual(2 * 60 * 60);
+    expect(reset - before).toBeLessThanOrEqual(2 * 60 * 60 + 2);
+    expect(Object.fromEntries([...warned.headers].filter(([name]) => name.startsWith('anthropic-ratelimit-')))).toEqual(
+      {
+        'anthropic-ratelimit-unified-status': 'allowed_warning',
+        'anthropic-ratelimit-unified-reset': String(reset),
+        'anthropic-ratelimit-unified-representative-claim': 'five_hour',
+        'anthropic-ratelimit-unified-5h-status': 'allowed_warning',
+        'anthropic-ratelimit-unified-5h-reset': String(reset),
+        'anthropic-ratelimit-unified-5h-utilization': '0.96',
+      },
+    );
+    const data = dataOf(await readSse(warned));
+    const text = data
+      .filter((d) => d.type === 'content_block_delta')
+      .map((d) => d.delta.text)
+      .join('');
+    expect(text).toBe('First part done.');
+    expect(data.find((d) => d.type === 'message_delta').delta.stop_reason).toBe('end_turn');
+
+    // An API key has no subscription window: the same text, without the headers.
+    const plain = await post(`${api.url}/s/v1/messages`, request('hi', { stream: false }), API_KEY);
+    expect(plain.status).toBe(200);
+    expect([...plain.headers.keys()].filter((name) => name.startsWith('anthropic-ratelimit-'))).toEqual([]);
+    expect(await readJson(plain)).toMatchObject({
+      content: [{ type: 'text', text: 'First part done.' }],
+      stop_reason: 'end_turn',
+    });
+    expect(api.requests.map((r) => [r.auth, r.served, r.status])).toEqual([
+      ['bearer', 'limitWarning', 200],
+      ['x-api-key', 'limitWarning', 200],
+    ]);
+  });
+
   it('rate-limits N requests with retry-after, then moves on; overload is 529, a server error 500', async () => {
     const api = await startApi({
       scripts: { s: [{ rateLimit: { times: 2, retryAfter: 7 } }, { overload: true }, { serverError: true }, 'ok'] },

@@ -63,6 +63,16 @@ describe('OpenAI Responses API', () => {
     expect(api.requests[0]?.tools).toEqual(['exec_command', 'apply_patch', 'web_search']);
   });
 
+  it('answers a limitWarning as plain text: OpenAI has no unified rate-limit headers', async () => {
+    const api = await startApi({ scripts: { s: [{ limitWarning: { text: 'Part done.', utilization: 0.96 } }] } });
+    const response = await post(`${api.url}/s/v1/responses`, request('do it'), AUTH);
+    expect(response.status).toBe(200);
+    expect([...response.headers.keys()].filter((name) => name.includes('ratelimit'))).toEqual([]);
+    const data = dataOf(await readSse(response));
+    expect(data.find((d) => d.type === 'response.output_text.done').text).toBe('Part done.');
+    expect(api.requests[0]?.served).toBe('limitWarning');
+  });
+
   it('writes a file with the custom apply_patch tool: an Add File patch', async () => {
     const api = await startApi({ scripts: { s: [{ write: { path: 'src/a.txt', content: 'one\ntwo\n' } }] } });
     const data = dataOf(await readSse(await post(`${api.url}/s/v1/responses`, request('write'), AUTH)));

@@ -33,6 +33,7 @@ describe('scripts', () => {
         all: [
           'hello',
           { text: 'x' },
+          { limitWarning: { text: 'y', utilization: 0.96 } },
           { write: { path: 'a.txt', content: '' } },
           { shell: { command: 'ls' } },
           { quota: true },
@@ -48,6 +49,7 @@ describe('scripts', () => {
     expect(scripts.all).toEqual([
       { kind: 'text', text: 'hello' },
       { kind: 'text', text: 'x' },
+      { kind: 'limitWarning', text: 'y', utilization: 0.96 },
       { kind: 'write', path: 'a.txt', content: '' },
       { kind: 'shell', command: 'ls' },
       { kind: 'quota', inStream: false },
@@ -61,7 +63,7 @@ describe('scripts', () => {
 
   it('names the place and the problem of each mistake', () => {
     expect(problem({ a: [{ text: 'x', shell: { command: 'y' } }] })).toBe(
-      's.yaml is invalid: a.0: a reply has exactly one of: text, write, shell, quota, rateLimit, overload, serverError, authError',
+      's.yaml is invalid: a.0: a reply has exactly one of: text, limitWarning, write, shell, quota, rateLimit, overload, serverError, authError',
     );
     expect(problem({ a: ['ok', { wrte: {} }] })).toBe('s.yaml is invalid: a.1: Unrecognized key: "wrte"');
     expect(problem({ a: [{ write: { path: 'x' } }] })).toMatch(/^s\.yaml is invalid: a\.0\.write\.content: /);
@@ -74,6 +76,9 @@ describe('scripts', () => {
       's.yaml is invalid: a.0.quota: expected true or {inStream: boolean}',
     );
     expect(problem({ a: [{ quota: { inStream: 'yes' } }] })).toMatch(/^s\.yaml is invalid: a\.0\.quota\.inStream: /);
+    expect(problem({ a: [{ limitWarning: { text: 'x', utilization: 1.5 } }] })).toMatch(
+      /^s\.yaml is invalid: a\.0\.limitWarning\.utilization: /,
+    );
     expect(problem({ a: [{ rateLimit: { times: 0 } }] })).toMatch(/^s\.yaml is invalid: a\.0\.rateLimit\.times: /);
   });
 
