@@ -14,6 +14,7 @@ import type { AttemptGates } from '../gates/attempt-file.js';
 import { gateArgv, gateShellCommand } from '../gates/command.js';
 import { GATE_DIR_ENV } from '../gates/hook-event.js';
 import type { Classification, HarnessAdapter } from '../harnesses/adapter.js';
+import { harnessTimeZone } from '../harnesses/wall-time.js';
 import { type InterruptSignal, spawnProcess } from '../proc/spawn.js';
 import { simulatedCommand } from '../simulators/launch.js';
 import type { AttemptObserver } from './attempt-observer.js';
@@ -186,17 +187,20 @@ export async function runAttempt(input: AttemptInput): Promise<AttemptResult> {
           signal: exit.signal,
           events,
           stderrTail: child.stderrTail(),
+          timeZone: harnessTimeZone(spec.env),
         }));
   return ended(started, classification, exit.exitCode, exit.signal);
 }
 
 function harnessCommand(input: AttemptInput, homeDir: string) {
-  const env: Record<string, string> = {};
+  const taskEnv: Record<string, string> = {};
   for (const name of input.spec.passEnv) {
     const value = input.hostEnv[name];
-    if (value !== undefined) env[name] = value;
+    if (value !== undefined) taskEnv[name] = value;
   }
-  Object.assign(env, input.spec.env);
+  Object.assign(taskEnv, input.spec.env);
+  // Always a TZ, so the zone the CLI writes wall times in is the one classify reads them in.
+  const env = { TZ: harnessTimeZone(taskEnv), ...taskEnv };
   let command = input.adapter.command({
     prompt: input.prompt,
     cwd: input.worktree,

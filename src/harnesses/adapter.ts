@@ -19,7 +19,10 @@ export interface CommandInput {
   readonly model?: string;
   /** Extra arguments from the task, appended after HarmFlow's own. */
   readonly extraArgs: readonly string[];
-  /** Environment the task sets explicitly (literal values and passed-through host variables). */
+  /**
+   * Environment the task sets explicitly (literal values and passed-through host variables), and
+   * always `TZ`: the task's, else HarmFlow's own zone (`harnessTimeZone`).
+   */
   readonly env: Readonly<Record<string, string>>;
   /** The harness session to resume (a follow-up turn of the same attempt); absent on a first turn. */
   readonly resumeSessionId?: string;
@@ -46,6 +49,11 @@ export interface ClassifyInput {
   readonly events: readonly HarnessEvent[];
   /** The last few KiB of stderr. */
   readonly stderrTail: string;
+  /**
+   * The IANA zone the harness process ran in (its `TZ`, see `harnessTimeZone`), for a CLI that
+   * prints its reset as a wall time without naming the zone (Codex's `try again at 9:31 AM`).
+   */
+  readonly timeZone: string;
 }
 
 /** How a turn ended, as far as the harness's own output tells. */

@@ -46,7 +46,8 @@ describe.each(HARNESS_NAMES)('recorded real %s output', (harness) => {
       let early: Classification | undefined;
       for (const line of lines(stderr)) early ??= watch?.(line);
       const { exitCode, signal } = Exit.parse(JSON.parse(exit));
-      const classification = early ?? adapter.classify({ exitCode, signal, events, stderrTail: stderr.slice(-8192) });
+      const classification =
+        early ?? adapter.classify({ exitCode, signal, events, stderrTail: stderr.slice(-8192), timeZone: 'UTC' });
       expect(classification.outcome).toBe(outcome);
       if (outcome === 'completed') {
         expect(

@@ -26,11 +26,11 @@ export interface Replay {
   readonly classification: Classification;
 }
 
-/** Parses a fixture and classifies the turn as if the process ended with `end`. */
+/** Parses a fixture and classifies the turn as if the process ended with `end`, having run in `end.timeZone` (UTC). */
 export function replay(
   adapter: HarnessAdapter,
   name: string,
-  end: { exitCode: number | null; signal?: string | null; stderrTail?: string },
+  end: { exitCode: number | null; signal?: string | null; stderrTail?: string; timeZone?: string },
   classify: (input: ClassifyInput) => Classification = adapter.classify,
 ): Replay {
   const events = parseLines(adapter, fixtureLines(adapter.name, name));
@@ -38,6 +38,7 @@ export function replay(
     exitCode: end.exitCode,
     signal: end.signal ?? null,
     stderrTail: end.stderrTail ?? '',
+    timeZone: end.timeZone ?? 'UTC',
     events,
   });
   return { events, classification };

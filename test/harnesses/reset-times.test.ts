@@ -9,10 +9,11 @@ import type { HarnessEvent } from '../../src/events/schema.js';
 import { classifyClaude } from '../../src/harnesses/claude-code/classify.js';
 import { createClaudeParser } from '../../src/harnesses/claude-code/parse.js';
 import { parseClaudeResetText } from '../../src/harnesses/claude-code/reset-text.js';
-import { parseTryAgainAt } from '../../src/harnesses/codex/classify.js';
+import { classifyCodex, parseTryAgainAt } from '../../src/harnesses/codex/classify.js';
 import { quotaOf, retryDelaySeconds } from '../../src/harnesses/gemini/classify.js';
 import { parseResetIn } from '../../src/harnesses/opencode/limits.js';
 import { createOpencodeParser } from '../../src/harnesses/opencode/parse.js';
+import { harnessTimeZone } from '../../src/harnesses/wall-time.js';
 
 /** One text, the instant it is read at (ISO), and the reset expected from it (ISO), if any. */
 type Row = readonly [text: string, now: string, expected: string | undefined];
@@ -128,7 +129,7 @@ describe('Claude Code: `· resets <time> (<IANA zone>)` in the limit text', () =
   });
   const result = (text: string): HarnessEvent => ({ type: 'result', data: { ok: false, message: text } });
   const classify = (events: HarnessEvent[], now: string) =>
-    classifyClaude({ events, exitCode: 1, signal: null, stderrTail: '' }, at(now)).resetsAt;
+    classifyClaude({ events, exitCode: 1, signal: null, stderrTail: '', timeZone: 'UTC' }, at(now)).resetsAt;
 
   it('reads rate_limit_event.resetsAt as epoch seconds', () => {
     expect(createClaudeParser()(rejected)).toEqual([
@@ -150,8 +151,8 @@ describe('Claude Code: `· resets <time> (<IANA zone>)` in the limit text', () =
   });
 });
 
-describe('Codex: `try again at <time>` in the local time zone', () => {
-  // parseTryAgainAt reads this process's `TZ` at each call, so every row names the zone Codex wrote in.
+describe('Codex: `try again at <time>` in the zone Codex ran in', () => {
+  // Codex writes its process's local time; HarmFlow gives the CLI its TZ and reads the time in that zone.
   const rows: (readonly [zone: string, ...Row])[] = [
     // CC §4.4 (plus): `…visit https://chatgpt.com/settings/usage to purchase more credits or try again at 9:31 AM.`
     [
@@ -159,6 +160,19 @@ describe('Codex: `try again at <time>` in the local time zone', () => {
       'You’ve hit your usage limit. Upgrade to Pro (https://chatgpt.com/explore/pro), visit https://chatgpt.com/settings/usage to purchase more credits or try again at 9:31 AM.',
       '2026-11-29T08:00:00Z',
       '2026-11-29T09:31:00.000Z',
+    ],
+    // The same text from a Codex in Los Angeles, PST (-8) in November, PDT (-7) in July.
+    [
+      'America/Los_Angeles',
+      'You’ve hit your usage limit. Upgrade to Pro (https://chatgpt.com/explore/pro), visit https://chatgpt.com/settings/usage to purchase more credits or try again at 9:31 AM.',
+      '2026-11-29T16:00:00Z',
+      '2026-11-29T17:31:00.000Z',
+    ],
+    [
+      'America/Los_Angeles',
+      'You’ve hit your usage limit. Try again at 9:31 AM.',
+      '2026-07-15T15:00:00Z',
+      '2026-07-15T16:31:00.000Z',
     ],
     // CC §4.4 (free): `…Upgrade to Plus to continue using Codex (https://chatgpt.com/explore/plus), or try again at 9:44 AM.`; EST (-5).
     [
@@ -174,6 +188,40 @@ describe('Codex: `try again at <time>` in the local time zone', () => {
       'You’ve hit your usage limit. Visit https://chatgpt.com/settings/usage to purchase more credits or try again at 9:44 AM.',
       '2026-11-29T20:00:00Z',
       '2026-11-30T08:44:00.000Z',
+    ],
+    // Tokyo (+9, no DST): read at 23:00 on Nov 29 there, 9:31 is the next day in the zone (14:00 UTC, same UTC day)…
+    [
+      'Asia/Tokyo',
+      'You’ve hit your usage limit. Try again at 9:31 AM.',
+      '2026-11-29T14:00:00Z',
+      '2026-11-30T00:31:00.000Z',
+    ],
+    // …and read at 01:00 on Nov 30 there (still Nov 29 in UTC), 9:31 is today in the zone.
+    [
+      'Asia/Tokyo',
+      'You’ve hit your usage limit. Try again at 9:31 AM.',
+      '2026-11-29T16:00:00Z',
+      '2026-11-30T00:31:00.000Z',
+    ],
+    // Next day across Berlin's start of DST (Mar 29): read at 22:00 CET (+1), 9:31 CEST (+2).
+    [
+      'Europe/Berlin',
+      'You’ve hit your usage limit. Try again at 9:31 AM.',
+      '2026-03-28T21:00:00Z',
+      '2026-03-29T07:31:00.000Z',
+    ],
+    // Berlin's repeated hour at the end of DST (Oct 25): 2:30 CEST while it is ahead, then 2:30 CET.
+    [
+      'Europe/Berlin',
+      'You’ve hit your usage limit. Try again at 2:30 AM.',
+      '2026-10-25T00:10:00Z',
+      '2026-10-25T00:30:00.000Z',
+    ],
+    [
+      'Europe/Berlin',
+      'You’ve hit your usage limit. Try again at 2:30 AM.',
+      '2026-10-25T01:05:00Z',
+      '2026-10-25T01:30:00.000Z',
     ],
     // CC §4.4 (business / enterprise): `…To get more access now, send a request to your admin or try again at 9:44 AM.`;
     // read within the minute shown (Codex cuts the seconds): still today's. Kolkata (+5:30).
@@ -200,14 +248,41 @@ describe('Codex: `try again at <time>` in the local time zone', () => {
       '2026-12-31T12:00:00Z',
       '2027-01-01T18:05:00.000Z',
     ],
-    // Source: the dated form in Berlin's summer time (CEST, +2).
+    // Source: the dated form in Berlin's summer time (CEST, +2), and after its start of DST.
     [
       'Europe/Berlin',
       'You’ve hit your usage limit for gpt-5-codex. Switch to another model now, or try again at Jul 4th, 2026 9:31 AM.',
       '2026-07-01T12:00:00Z',
       '2026-07-04T07:31:00.000Z',
     ],
-    // No reset time: `Try again later.` (no resets_at), CC §4.4's transient `Please try again in 1.5s.`, impossible dates.
+    [
+      'Europe/Berlin',
+      'You’ve hit your usage limit. Try again at Mar 30th, 2026 9:31 AM.',
+      '2026-03-27T12:00:00Z',
+      '2026-03-30T07:31:00.000Z',
+    ],
+    // Source: the dated form in Tokyo and in Los Angeles, whose date is a day behind Tokyo's at that instant.
+    [
+      'Asia/Tokyo',
+      'You’ve hit your usage limit. Try again at Dec 1st, 2026 9:31 AM.',
+      '2026-11-29T12:00:00Z',
+      '2026-12-01T00:31:00.000Z',
+    ],
+    [
+      'America/Los_Angeles',
+      'You’ve hit your usage limit. Try again at Nov 30th, 2026 4:31 PM.',
+      '2026-11-29T12:00:00Z',
+      '2026-12-01T00:31:00.000Z',
+    ],
+    // The repeated hour in the dated form: the earlier instant (CEST).
+    [
+      'Europe/Berlin',
+      'You’ve hit your usage limit. Try again at Oct 25th, 2026 2:30 AM.',
+      '2026-10-20T12:00:00Z',
+      '2026-10-25T00:30:00.000Z',
+    ],
+    // No reset time: `Try again later.` (no resets_at), CC §4.4's transient `Please try again in 1.5s.`, impossible
+    // dates and times (Feb 30th; 2:30 AM on Berlin's start of DST, which its clocks skip), an unknown zone.
     ['UTC', 'You’ve hit your usage limit. Try again later.', '2026-11-29T08:00:00Z', undefined],
     [
       'UTC',
@@ -216,13 +291,56 @@ describe('Codex: `try again at <time>` in the local time zone', () => {
       undefined,
     ],
     ['UTC', 'You’ve hit your usage limit. Try again at Feb 30th, 2026 9:44 AM.', '2026-02-01T08:00:00Z', undefined],
+    [
+      'Europe/Berlin',
+      'You’ve hit your usage limit. Try again at Mar 29th, 2026 2:30 AM.',
+      '2026-03-27T12:00:00Z',
+      undefined,
+    ],
     ['UTC', 'You’ve hit your usage limit. Try again at 13:75 PM.', '2026-11-29T08:00:00Z', undefined],
+    ['Mars/Olympus_Mons', 'You’ve hit your usage limit. Try again at 9:31 AM.', '2026-11-29T08:00:00Z', undefined],
   ];
   for (const [zone, text, now, expected] of rows) {
-    it(`reads "${text.slice(-40)}" in ${zone} at ${now} as ${expected}`, () => {
-      expect(withTimeZone(zone, () => parseTryAgainAt(text, at(now)))).toBe(expected);
+    it(`reads "${text.slice(-40)}" in ${zone} at ${now} as ${expected}, whatever the process's zone`, () => {
+      for (const processZone of PROCESS_ZONES) {
+        expect(withTimeZone(processZone, () => parseTryAgainAt(text, at(now), zone))).toBe(expected);
+      }
     });
   }
+
+  it('classifies in the zone the turn ran in', () => {
+    const message = 'You’ve hit your usage limit. Try again at 9:31 AM.';
+    const events: HarnessEvent[] = [{ type: 'result', data: { ok: false, message } }];
+    const resetIn = (timeZone: string) =>
+      classifyCodex({ events, exitCode: 1, signal: null, stderrTail: '', timeZone }, at('2026-11-29T08:00:00Z'))
+        .resetsAt;
+    expect(resetIn('Asia/Tokyo')).toBe('2026-11-30T00:31:00.000Z');
+    expect(resetIn('America/Los_Angeles')).toBe('2026-11-29T17:31:00.000Z');
+  });
+});
+
+describe('harnessTimeZone: the zone a harness runs in and its times are read in', () => {
+  it("prefers the link's TZ", () => {
+    for (const processZone of PROCESS_ZONES) {
+      expect(withTimeZone(processZone, () => harnessTimeZone({ TZ: 'Asia/Tokyo' }))).toBe('Asia/Tokyo');
+      expect(withTimeZone(processZone, () => harnessTimeZone({ TZ: 'EST5EDT', LANG: 'C' }))).toBe('EST5EDT');
+    }
+  });
+
+  it("otherwise gives HarmFlow's resolved zone", () => {
+    expect(harnessTimeZone({})).toBe(Intl.DateTimeFormat().resolvedOptions().timeZone);
+    for (const processZone of PROCESS_ZONES) {
+      expect(withTimeZone(processZone, () => harnessTimeZone({ LANG: 'C' }))).toBe(processZone);
+    }
+  });
+
+  it("gives HarmFlow's zone for a TZ Intl cannot read, and UTC when it cannot read HarmFlow's either", () => {
+    for (const TZ of [':/etc/localtime', 'CET-1CEST,M3.5.0,M10.5.0/3', 'Nowhere/Land', '']) {
+      expect(withTimeZone('Europe/Berlin', () => harnessTimeZone({ TZ }))).toBe('Europe/Berlin');
+      expect(withTimeZone('Nowhere/Land', () => harnessTimeZone({ TZ }))).toBe('UTC');
+    }
+    expect(withTimeZone('', () => harnessTimeZone({}))).toBe('UTC');
+  });
 });
 
 describe('OpenCode: `It will reset in <d h m>` and `retry-after`', () => {

@@ -1,13 +1,14 @@
 /**
  * How a Codex turn ended, from its exit status, parsed events and stderr tail (reference note §5,
- * with the messages of §4.4 and codex-rs `core/src/error.rs`). Pure apart from `now` and the local
- * time zone, which only date a usage limit's `try again at 9:31 AM`. `turn.completed` / `turn.failed`
- * decide; top-level `error` lines and `error` items alone never end a run (note §4.3). Quota
+ * with the messages of §4.4 and codex-rs `core/src/error.rs`). Pure apart from `now`, which with the
+ * zone Codex ran in (`ClassifyInput.timeZone`) only dates a usage limit's `try again at 9:31 AM`.
+ * `turn.completed` / `turn.failed` decide; top-level `error` lines and `error` items alone never end a run (note §4.3). Quota
  * exhaustion, a transient rate limit and an overload are kept strictly apart: only the first switches
  * harness by default.
  */
 import type { Classification, ClassifyInput } from '../adapter.js';
 import { classifyWithoutResult, describeExit, lastEvent } from '../ending.js';
+import { clockOf, datedWallTime, monthOf, nextWallTime, zoneFormat } from '../wall-time.js';
 
 /**
  * Quota or plan limit exhausted: `Quota exceeded. Check your plan and billing details.`
@@ -45,51 +46,40 @@ const OVERLOADED = /at capacity|high demand|overloaded|\b(unexpected status|last
 /** A transient rate limit: `exceeded retry limit, last status: 429 …` or `rate limit exceeded: …`. */
 const RATE_LIMITED = /last status: 429\b|unexpected status 429\b|rate limit exceeded|Too Many Requests/i;
 
-const MONTHS = ['jan', 'feb', 'mar', 'apr', 'may', 'jun', 'jul', 'aug', 'sep', 'oct', 'nov', 'dec'];
-const MINUTE_MS = 60_000;
-
 /**
- * `try again at 9:31 AM` (the reset is on the local day the message was written) or `try again at
- * Nov 30th, 2026 9:31 AM` (another day), the two forms codex-rs `format_retry_timestamp` writes in
- * its process's local time zone, seconds cut. `Try again at` starts the sentence on some plans.
+ * `try again at 9:31 AM` (the reset is on the day the message was written, in Codex's zone) or `try
+ * again at Nov 30th, 2026 9:31 AM` (another day), the two forms codex-rs `format_retry_timestamp`
+ * writes in its process's local time zone, seconds cut. `Try again at` starts the sentence on some plans.
  */
 const TRY_AGAIN_AT = /try again at (?:([A-Za-z]{3}) (\d{1,2})(?:st|nd|rd|th)?, (\d{4}) )?(\d{1,2}):(\d{2}) ?([AP]M)/i;
 
 /**
- * Reads the reset time out of a usage-limit message, as ISO 8601, taking its wall time in this
- * process's local time zone: `TZ` as it is at the call (Node rereads it when it changes), else the
- * system's. That is the zone Codex wrote it in only when the two processes resolve their zone alike.
- * A bare time is the first such local wall time whose minute has not passed at `now` (epoch ms):
- * today, as Codex meant it (the seconds it cut may still be ahead), or tomorrow when the minute is
- * over, the text then being older than `now`. A dated time is that instant. Undefined when the
- * message names none, or an impossible date or time (`Feb 30th`, `13:75 PM`).
+ * Reads the reset time out of a usage-limit message, as ISO 8601, taking its wall time in the IANA
+ * zone `timeZone`: the one the Codex process ran in (its `TZ`), where it wrote the message. A bare
+ * time is the first such wall time in that zone whose minute has not passed at `now` (epoch ms):
+ * today there, as Codex meant it (the seconds it cut may still be ahead), or tomorrow when the minute
+ * is over, the text then being older than `now`. A dated time is that instant in the zone (the earlier
+ * one where a DST change repeats it). Undefined when the message names none, an impossible date or
+ * time (`Feb 30th`, `13:75 PM`), or a zone this runtime does not know.
  */
-export function parseTryAgainAt(message: string, now: number): string | undefined {
+export function parseTryAgainAt(message: string, now: number, timeZone: string): string | undefined {
   const match = message.match(TRY_AGAIN_AT);
   if (match === null) return undefined;
-  const [, month, day, year, hour12, minute, meridiem] = match;
-  if (Number(hour12) < 1 || Number(hour12) > 12 || Number(minute) > 59) return undefined;
-  const hours = (Number(hour12) % 12) + (meridiem?.toUpperCase() === 'PM' ? 12 : 0);
-  if (month !== undefined && day !== undefined && year !== undefined) {
-    const monthIndex = MONTHS.indexOf(month.toLowerCase());
-    const at = new Date(Number(year), monthIndex, Number(day), hours, Number(minute));
-    // Date rolls an impossible day over into the next month.
-    const exists = monthIndex >= 0 && at.getMonth() === monthIndex && at.getDate() === Number(day);
-    return exists ? at.toISOString() : undefined;
-  }
-  const at = new Date(now);
-  at.setHours(hours, Number(minute), 0, 0);
-  if (at.getTime() + MINUTE_MS <= now) {
-    at.setDate(at.getDate() + 1);
-    at.setHours(hours, Number(minute), 0, 0);
-  }
-  return at.toISOString();
+  const [, monthName, day, year, hour12, minute, meridiem = ''] = match;
+  const clock = clockOf(Number(hour12), Number(minute), meridiem);
+  const format = zoneFormat(timeZone);
+  if (clock === undefined || format === undefined) return undefined;
+  const at =
+    monthName === undefined
+      ? nextWallTime(format, clock, now)
+      : datedWallTime(format, { month: monthOf(monthName), day: Number(day), ...clock }, year, now);
+  return at === undefined ? undefined : new Date(at).toISOString();
 }
 
-function classifyFailure(message: string, now: number): Classification {
+function classifyFailure(message: string, now: number, timeZone: string): Classification {
   const said = { message };
   if (QUOTA.some((pattern) => pattern.test(message))) {
-    const resetsAt = parseTryAgainAt(message, now);
+    const resetsAt = parseTryAgainAt(message, now, timeZone);
     return { outcome: 'quota_exhausted', ...said, ...(resetsAt !== undefined && { resetsAt }) };
   }
   if (AUTH.test(message)) return { outcome: 'auth_failed', ...said };
@@ -98,13 +88,13 @@ function classifyFailure(message: string, now: number): Classification {
   return { outcome: 'failed', ...said };
 }
 
-/** Classifies one Codex turn; `now` (epoch ms) dates a usage limit's bare reset time. */
+/** Classifies one Codex turn; `now` (epoch ms) dates a usage limit's bare reset time, in `input.timeZone`. */
 export function classifyCodex(input: ClassifyInput, now: number = Date.now()): Classification {
   const result = lastEvent(input.events, 'result');
   if (result === undefined) return classifyWithoutResult(input, []);
   if (!result.ok) {
     const message = result.message ?? lastEvent(input.events, 'harness.error')?.message ?? 'turn failed';
-    return classifyFailure(message, now);
+    return classifyFailure(message, now, input.timeZone);
   }
   if (input.exitCode === 0 && input.signal === null) {
     return { outcome: 'completed', ...(result.message !== undefined && { message: result.message }) };

@@ -8,7 +8,7 @@ import { fixtureLines, parseLines, replay } from '../replay.js';
 const NOW = Date.parse('2026-11-29T12:00:00.000Z');
 
 const classify = (events: HarnessEvent[], exitCode: number | null, signal: string | null = null, stderrTail = '') =>
-  classifyClaude({ events, exitCode, signal, stderrTail }, NOW);
+  classifyClaude({ events, exitCode, signal, stderrTail, timeZone: 'UTC' }, NOW);
 
 const errorResult = (message: string, apiErrorStatus?: number): HarnessEvent => ({
   type: 'result',

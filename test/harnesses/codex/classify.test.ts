@@ -4,16 +4,17 @@ import { classifyCodex, parseTryAgainAt } from '../../../src/harnesses/codex/cla
 import { codexAdapter } from '../../../src/harnesses/codex/index.js';
 import { fixtureLines, parseLines, replay } from '../replay.js';
 
-/** 08:00 local time on 29 Nov 2026: before the fixture's 9:31 AM, whatever the machine's time zone. */
-const NOW = new Date(2026, 10, 29, 8, 0, 0).getTime();
-const localIso = (...parts: [number, number, number, number, number]) => new Date(...parts).toISOString();
+/** The zone the Codex of these tests ran in (PST in November, -8), whatever the machine's zone. */
+const ZONE = 'America/Los_Angeles';
+/** 08:00 on 29 Nov 2026 in ZONE: before the fixture's 9:31 AM. */
+const NOW = Date.parse('2026-11-29T08:00:00-08:00');
 
 const failed = (message: string): HarnessEvent[] => [
   { type: 'harness.error', data: { message, fatal: true } },
   { type: 'result', data: { ok: false, message } },
 ];
 const classify = (events: HarnessEvent[], exitCode: number | null, signal: string | null = null, stderrTail = '') =>
-  classifyCodex({ events, exitCode, signal, stderrTail }, NOW);
+  classifyCodex({ events, exitCode, signal, stderrTail, timeZone: ZONE }, NOW);
 
 describe('codex classification of recorded runs', () => {
   const cases = [
@@ -39,7 +40,7 @@ describe('codex classification of recorded runs', () => {
         outcome: 'quota_exhausted',
         message:
           'You’ve hit your usage limit. Upgrade to Pro (https://chatgpt.com/explore/pro), visit https://chatgpt.com/settings/usage to purchase more credits or try again at 9:31 AM.',
-        resetsAt: localIso(2026, 10, 29, 9, 31),
+        resetsAt: '2026-11-29T17:31:00.000Z',
       },
     },
     {
@@ -84,7 +85,9 @@ describe('codex classification of recorded runs', () => {
 
   for (const { fixture, exitCode, expected } of cases) {
     it(`${fixture} (exit ${exitCode}) → ${expected.outcome}`, () => {
-      const { classification } = replay(codexAdapter, fixture, { exitCode }, (input) => classifyCodex(input, NOW));
+      const { classification } = replay(codexAdapter, fixture, { exitCode, timeZone: ZONE }, (input) =>
+        classifyCodex(input, NOW),
+      );
       expect(classification).toEqual(expected);
     });
   }
@@ -174,24 +177,24 @@ describe('codex classification rules', () => {
 
 describe('parseTryAgainAt', () => {
   it('reads a bare time as today when it is still ahead', () => {
-    expect(parseTryAgainAt('or try again at 9:31 AM.', NOW)).toBe(localIso(2026, 10, 29, 9, 31));
-    expect(parseTryAgainAt('Try again at 12:05 PM.', NOW)).toBe(localIso(2026, 10, 29, 12, 5));
-    expect(parseTryAgainAt('Try again at 11:59 PM.', NOW)).toBe(localIso(2026, 10, 29, 23, 59));
+    expect(parseTryAgainAt('or try again at 9:31 AM.', NOW, ZONE)).toBe('2026-11-29T17:31:00.000Z');
+    expect(parseTryAgainAt('Try again at 12:05 PM.', NOW, ZONE)).toBe('2026-11-29T20:05:00.000Z');
+    expect(parseTryAgainAt('Try again at 11:59 PM.', NOW, ZONE)).toBe('2026-11-30T07:59:00.000Z');
   });
 
   it('reads a bare time that has passed as tomorrow', () => {
-    expect(parseTryAgainAt('try again at 7:15 AM.', NOW)).toBe(localIso(2026, 10, 30, 7, 15));
-    expect(parseTryAgainAt('try again at 12:00 AM.', NOW)).toBe(localIso(2026, 10, 30, 0, 0));
+    expect(parseTryAgainAt('try again at 7:15 AM.', NOW, ZONE)).toBe('2026-11-30T15:15:00.000Z');
+    expect(parseTryAgainAt('try again at 12:00 AM.', NOW, ZONE)).toBe('2026-11-30T08:00:00.000Z');
   });
 
   it('reads the dated form codex prints for another day', () => {
-    expect(parseTryAgainAt('or try again at Dec 2nd, 2026 9:44 AM.', NOW)).toBe(localIso(2026, 11, 2, 9, 44));
-    expect(parseTryAgainAt('Try again at Jan 1st, 2027 1:05 PM.', NOW)).toBe(localIso(2027, 0, 1, 13, 5));
+    expect(parseTryAgainAt('or try again at Dec 2nd, 2026 9:44 AM.', NOW, ZONE)).toBe('2026-12-02T17:44:00.000Z');
+    expect(parseTryAgainAt('Try again at Jan 1st, 2027 1:05 PM.', NOW, ZONE)).toBe('2027-01-01T21:05:00.000Z');
   });
 
   it('leaves the time absent when the message names none', () => {
-    expect(parseTryAgainAt('Try again later.', NOW)).toBeUndefined();
-    expect(parseTryAgainAt('try again at Foo 2nd, 2026 9:44 AM', NOW)).toBeUndefined();
+    expect(parseTryAgainAt('Try again later.', NOW, ZONE)).toBeUndefined();
+    expect(parseTryAgainAt('try again at Foo 2nd, 2026 9:44 AM', NOW, ZONE)).toBeUndefined();
     expect(classify(failed("You've hit your usage limit. Try again later."), 1)).toEqual({
       outcome: 'quota_exhausted',
       message: "You've hit your usage limit. Try again later.",

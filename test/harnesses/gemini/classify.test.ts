@@ -37,7 +37,7 @@ const EMPTY =
   'The model returned an empty response with no text or thoughts. This may be a transient API issue; please try again.';
 
 const classify = (events: HarnessEvent[], exitCode: number | null, stderrTail = '', signal: string | null = null) =>
-  classifyGemini({ events, exitCode, signal, stderrTail }, NOW);
+  classifyGemini({ events, exitCode, signal, stderrTail, timeZone: 'UTC' }, NOW);
 const failedResult = (message: string): HarnessEvent[] => [{ type: 'result', data: { ok: false, message } }];
 
 describe('gemini classification of recorded runs', () => {

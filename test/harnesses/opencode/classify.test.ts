@@ -13,7 +13,7 @@ const stderrFixture = (name: string) =>
   readFileSync(fileURLToPath(new URL(`../../fixtures/opencode/${name}.stderr.log`, import.meta.url)), 'utf8');
 
 const classify = (events: HarnessEvent[], exitCode: number | null, signal: string | null = null, stderrTail = '') =>
-  classifyOpencode({ events, exitCode, signal, stderrTail }, NOW);
+  classifyOpencode({ events, exitCode, signal, stderrTail, timeZone: 'UTC' }, NOW);
 
 const failed = (message: string, apiErrorStatus?: number): HarnessEvent[] => [
   { type: 'harness.error', data: { message, fatal: true } },
