@@ -2,7 +2,9 @@
  * The environment a harness CLI starts with. Nothing is inherited from HarmFlow's own process: the
  * reference note (§6.11) saw host `ANTHROPIC_*`, `OPENAI_*` and `CODEX_*` variables change where a
  * CLI connects and which credentials it sends, so a host variable reaches the CLI only when the task
- * names it (its `env` / `passEnv`, already resolved into `CommandInput.env` by the engine).
+ * names it (its `env` / `passEnv`, already resolved into `CommandInput.env` by the engine). One value
+ * of HarmFlow's own does go along: its time zone, as `TZ` when the task gives none, so the wall
+ * times a CLI prints are read in the zone it wrote them in (wall-time.ts `harnessTimeZone`).
  */
 
 /** The locale every CLI gets: UTF-8 output without depending on the host's locales being installed. */
