@@ -11,13 +11,13 @@ const MINUTE_MS = 60_000;
 const DAY_MS = 86_400_000;
 
 /** A time of day, 24-hour. */
-export interface Clock {
+interface Clock {
   readonly hour: number;
   readonly minute: number;
 }
 
 /** A calendar date and time of day as a zone's clock shows it. */
-export interface WallTime extends Clock {
+interface WallTime extends Clock {
   readonly year: number;
   /** 1–12. */
   readonly month: number;
@@ -25,18 +25,18 @@ export interface WallTime extends Clock {
 }
 
 /** 1–12 for an English month abbreviation (`Nov`, any case), 0 for anything else (no date has it). */
-export function monthOf(abbreviation: string): number {
+function monthOf(abbreviation: string): number {
   return MONTHS.indexOf(abbreviation.toLowerCase()) + 1;
 }
 
 /** A 12-hour clock reading (`am`/`pm`, any case) as 24-hour time; undefined when it is no time of day. */
-export function clockOf(hour12: number, minute: number, meridiem: string): Clock | undefined {
+function clockOf(hour12: number, minute: number, meridiem: string): Clock | undefined {
   if (hour12 < 1 || hour12 > 12 || minute > 59) return undefined;
   return { hour: (hour12 % 12) + (meridiem.toLowerCase() === 'pm' ? 12 : 0), minute };
 }
 
 /** A formatter showing wall time in `timeZone`; undefined when the runtime knows no such zone. */
-export function zoneFormat(timeZone: string): Intl.DateTimeFormat | undefined {
+function zoneFormat(timeZone: string): Intl.DateTimeFormat | undefined {
   try {
     return new Intl.DateTimeFormat('en-US', {
       timeZone,
@@ -84,7 +84,7 @@ function instantsOf(format: Intl.DateTimeFormat, wall: WallTime): number[] {
  * the zone (the text may cut seconds that are still ahead), else tomorrow. Where a DST change repeats
  * the wall time, the earlier instant that fits; undefined when neither day has one left (a DST gap).
  */
-export function nextWallTime(format: Intl.DateTimeFormat, clock: Clock, now: number): number | undefined {
+function nextWallTime(format: Intl.DateTimeFormat, clock: Clock, now: number): number | undefined {
   const today = wallAt(format, now);
   for (const days of [0, 1]) {
     const date = new Date(Date.UTC(today.year, today.month - 1, today.day + days));
@@ -100,7 +100,7 @@ export function nextWallTime(format: Intl.DateTimeFormat, clock: Clock, now: num
  * puts that wall time nearest to `now`'s wall time in the zone (`Jan 2` read on Dec 31 is next
  * year's). Undefined for an impossible date (month 0, `Feb 30`) or a wall time a DST gap skips.
  */
-export function datedWallTime(
+function datedWallTime(
   format: Intl.DateTimeFormat,
   wall: Omit<WallTime, 'year'>,
   year: string | undefined,
@@ -113,6 +113,34 @@ export function datedWallTime(
     distance(candidate) < distance(best) ? candidate : best,
   );
   return instantsOf(format, { ...wall, year: year === undefined ? nearest : Number(year) })[0];
+}
+
+/** A reset as a CLI printed it: the clock reading, the date when it gave one (strings as matched). */
+export interface PrintedReset {
+  readonly hour12: string;
+  readonly minute: string;
+  readonly meridiem: string;
+  readonly monthName?: string | undefined;
+  readonly day?: string | undefined;
+  readonly year?: string | undefined;
+}
+
+/**
+ * The instant a printed reset names, read as wall time in `timeZone`, ISO 8601: without a date, the
+ * first such time of day whose minute is not over at `now` (today or tomorrow in the zone); with
+ * one, that date (its year, or the nearest). Undefined for an impossible date or time, a wall time a
+ * DST gap skips, or a zone this runtime does not know.
+ */
+export function resetInstant(printed: PrintedReset, timeZone: string, now: number): string | undefined {
+  const clock = clockOf(Number(printed.hour12), Number(printed.minute), printed.meridiem);
+  const format = zoneFormat(timeZone);
+  if (clock === undefined || format === undefined) return undefined;
+  const { monthName, day, year } = printed;
+  const at =
+    monthName === undefined
+      ? nextWallTime(format, clock, now)
+      : datedWallTime(format, { month: monthOf(monthName), day: Number(day), ...clock }, year, now);
+  return at === undefined ? undefined : new Date(at).toISOString();
 }
 
 /**

@@ -9,7 +9,7 @@
  * and with the year too when that is not the current year in the zone (`Jan 2, 2027, 9:41am`). It
  * cuts the seconds, so the reset lies within the minute shown.
  */
-import { clockOf, datedWallTime, monthOf, nextWallTime, zoneFormat } from '../wall-time.js';
+import { resetInstant } from '../wall-time.js';
 
 /** `resets [Nov 30, [2027, ]]9[:40]am (Zone/Name)`; the first one is the limit that was hit. */
 const RESETS =
@@ -26,13 +26,6 @@ const RESETS =
 export function parseClaudeResetText(text: string, now: number): string | undefined {
   const match = RESETS.exec(text);
   if (match === null) return undefined;
-  const [, monthName, day, year, hour12, minute = '0', meridiem = '', zone = ''] = match;
-  const clock = clockOf(Number(hour12), Number(minute), meridiem);
-  const format = zoneFormat(zone);
-  if (clock === undefined || format === undefined) return undefined;
-  const at =
-    monthName === undefined
-      ? nextWallTime(format, clock, now)
-      : datedWallTime(format, { month: monthOf(monthName), day: Number(day), ...clock }, year, now);
-  return at === undefined ? undefined : new Date(at).toISOString();
+  const [, monthName, day, year, hour12 = '', minute = '0', meridiem = '', zone = ''] = match;
+  return resetInstant({ monthName, day, year, hour12, minute, meridiem }, zone, now);
 }

@@ -8,7 +8,7 @@
  */
 import type { Classification, ClassifyInput } from '../adapter.js';
 import { classifyWithoutResult, describeExit, lastEvent } from '../ending.js';
-import { clockOf, datedWallTime, monthOf, nextWallTime, zoneFormat } from '../wall-time.js';
+import { resetInstant } from '../wall-time.js';
 
 /**
  * Quota or plan limit exhausted: `Quota exceeded. Check your plan and billing details.`
@@ -65,15 +65,8 @@ const TRY_AGAIN_AT = /try again at (?:([A-Za-z]{3}) (\d{1,2})(?:st|nd|rd|th)?, (
 export function parseTryAgainAt(message: string, now: number, timeZone: string): string | undefined {
   const match = message.match(TRY_AGAIN_AT);
   if (match === null) return undefined;
-  const [, monthName, day, year, hour12, minute, meridiem = ''] = match;
-  const clock = clockOf(Number(hour12), Number(minute), meridiem);
-  const format = zoneFormat(timeZone);
-  if (clock === undefined || format === undefined) return undefined;
-  const at =
-    monthName === undefined
-      ? nextWallTime(format, clock, now)
-      : datedWallTime(format, { month: monthOf(monthName), day: Number(day), ...clock }, year, now);
-  return at === undefined ? undefined : new Date(at).toISOString();
+  const [, monthName, day, year, hour12 = '', minute = '', meridiem = ''] = match;
+  return resetInstant({ monthName, day, year, hour12, minute, meridiem }, timeZone, now);
 }
 
 function classifyFailure(message: string, now: number, timeZone: string): Classification {
