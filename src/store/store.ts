@@ -1,7 +1,7 @@
 /**
  * The Store: the one seam between HarmFlow and its database of tasks, executions and attempts.
- * Adapters: sqlite/ (the embedded default; `:memory:` is the fake) and, later, postgres/ (cluster
- * mode). Every adapter passes test/store/conformance.ts. Every method returns a Promise, so a
+ * Adapters: sqlite/ (the embedded default; `:memory:` is the fake) and postgres/ (a database several
+ * processes and machines share, for cluster mode). Every adapter passes test/store/conformance.ts. Every method returns a Promise, so a
  * networked adapter fits the same interface.
  *
  * Records are exact: a field that was never set is absent (never `undefined` or `null`), except

@@ -1,5 +1,5 @@
 /**
- * The Store conformance suite: every adapter runs it (sqlite.test.ts; the PostgreSQL adapter later).
+ * The Store conformance suite: every adapter runs it (sqlite.test.ts, postgres.test.ts).
  * `open` returns a new, empty store each call; the suite closes each store it opens.
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';

@@ -5,8 +5,9 @@ import Database from 'better-sqlite3';
 import { afterAll, describe, expect, it } from 'vitest';
 import { MIGRATIONS, SCHEMA_VERSION } from '../../src/store/sqlite/migrations.js';
 import { openSqliteStore } from '../../src/store/sqlite/sqlite-store.js';
-import type { AttemptRecord, ExecutionRecord, QuotaRecord, TaskRecord } from '../../src/store/store.js';
+import type { QuotaRecord } from '../../src/store/store.js';
 import { describeStoreConformance } from './conformance.js';
+import { attempt, execution, quota, task } from './records.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'harmflow-store-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -16,46 +17,6 @@ const newFile = () => join(dir, `${++files}`, 'harmflow.db');
 
 describeStoreConformance('sqlite file', async () => openSqliteStore(newFile()));
 describeStoreConformance('sqlite :memory:', async () => openSqliteStore(':memory:'));
-
-const task: TaskRecord = {
-  id: 't1',
-  name: 'demo',
-  definition: { prompt: 'hi' },
-  createdAt: '2025-03-01T10:00:00.000Z',
-};
-const execution: ExecutionRecord = {
-  id: '01jf3k9x7q2m4n6p8r0s2t4v6w',
-  taskId: 't1',
-  taskName: 'demo',
-  repo: '/r',
-  baseRef: 'main',
-  baseSha: 'c'.repeat(40),
-  branch: 'harmflow/demo-01jf3k9x7q2m4n6p8r0s2t4v6w',
-  worktree: '/w',
-  runDir: '/d',
-  state: 'running',
-  createdAt: '2025-03-01T10:00:00.000Z',
-  deadline: '2025-03-01T10:30:00.000Z',
-  attemptCount: 1,
-};
-const attempt: AttemptRecord = {
-  execution: execution.id,
-  number: 1,
-  harness: 'codex',
-  simulated: true,
-  startedAt: '2025-03-01T10:00:01.000Z',
-  exitCode: null,
-  signal: 'SIGTERM',
-};
-
-const quota: QuotaRecord = {
-  harness: 'codex',
-  account: '',
-  state: 'exhausted',
-  resetsAt: '2025-03-01T15:00:00.000Z',
-  source: 'quota.exhausted',
-  observedAt: '2025-03-01T10:05:00.000Z',
-};
 
 describe('openSqliteStore', () => {
   it('keeps its data across close and reopen, in WAL mode at the current schema version', async () => {

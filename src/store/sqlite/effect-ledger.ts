@@ -23,10 +23,10 @@ import type {
   EffectRecord,
   Settlement,
 } from '../effect-ledger.js';
+import { insertSql, selectList, updateSql } from '../sql.js';
 import { EFFECT_COLUMNS, effectFromRow, effectToRow } from './effect-rows.js';
 import { HolderLock, holderIsLive } from './holder-lock.js';
 import { openDatabase } from './open.js';
-import { insertSql, selectList, updateSql } from './rows.js';
 
 /** The directory of the holders' lock files, beside the database. */
 export const HOLDERS_DIR = 'effect-holders';

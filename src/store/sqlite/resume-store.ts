@@ -18,6 +18,7 @@ import type {
   RunRecord,
   StoredOutput,
 } from '../resume-store.js';
+import { insertSql, selectList, updateSql } from '../sql.js';
 import { openDatabase } from './open.js';
 import {
   OUTPUT_INSERT,
@@ -32,7 +33,6 @@ import {
   runItemParams,
   runToRow,
 } from './resume-rows.js';
-import { insertSql, selectList, updateSql } from './rows.js';
 
 /**
  * openSqliteResumeStore opens (creating it, its directory and its tables if needed) the database at

@@ -4,8 +4,23 @@
  * Promise, so it is interchangeable with a networked adapter.
  */
 import type Database from 'better-sqlite3';
-import { NotFoundError } from '../../core/errors.js';
-import { applyPatch } from '../patch.js';
+import {
+  ATTEMPT_COLUMNS,
+  attemptFromRow,
+  attemptToRow,
+  EXECUTION_COLUMNS,
+  executionFromRow,
+  executionToRow,
+  patchedAttemptRow,
+  patchedExecutionRow,
+  QUOTA_COLUMNS,
+  quotaFromRow,
+  quotaToRow,
+  TASK_COLUMNS,
+  taskFromRow,
+  taskToRow,
+} from '../rows.js';
+import { insertSql, selectList, updateSql, upsertSql } from '../sql.js';
 import type {
   AttemptPatch,
   AttemptRecord,
@@ -17,29 +32,8 @@ import type {
   TaskRecord,
 } from '../store.js';
 import { openDatabase } from './open.js';
-import {
-  ATTEMPT_COLUMNS,
-  attemptFromRow,
-  attemptToRow,
-  EXECUTION_COLUMNS,
-  executionFromRow,
-  executionToRow,
-  insertSql,
-  QUOTA_COLUMNS,
-  quotaFromRow,
-  quotaToRow,
-  selectList,
-  TASK_COLUMNS,
-  taskFromRow,
-  taskToRow,
-  updateSql,
-  upsertSql,
-} from './rows.js';
 
 export { BUSY_TIMEOUT_MS } from './open.js';
-
-/** exitCode and signal take `null` as a value in a patch (store.ts, AttemptPatch). */
-const NULL_VALUED_ATTEMPT_FIELDS: ReadonlySet<string> = new Set(['exitCode', 'signal']);
 
 /**
  * openSqliteStore opens (creating it, its directory and its tables if needed) the database at `file`,
@@ -97,15 +91,11 @@ class SqliteStore implements Store {
     // Read, merge and write in one IMMEDIATE transaction: it takes the write lock first, so a
     // writer in another process cannot slip in between the read and the write.
     this.#patchExecution = db.transaction((id: string, patch: ExecutionPatch) => {
-      const row = this.#getExecution.get(id);
-      if (row === undefined) throw new NotFoundError(`no execution ${id}`);
-      this.#updateExecution.run(executionToRow(applyPatch(executionFromRow(row), patch)));
+      this.#updateExecution.run(patchedExecutionRow(id, this.#getExecution.get(id), patch));
     }).immediate;
     this.#patchAttempt = db.transaction((execution: string, number: number, patch: AttemptPatch) => {
-      const row = this.#getAttempt.get(execution, number);
-      if (row === undefined) throw new NotFoundError(`no attempt ${number} of execution ${execution}`);
-      const next = applyPatch(attemptFromRow(row), patch, NULL_VALUED_ATTEMPT_FIELDS);
-      this.#updateAttempt.run(attemptToRow(next));
+      const stored = this.#getAttempt.get(execution, number);
+      this.#updateAttempt.run(patchedAttemptRow(execution, number, stored, patch));
     }).immediate;
   }
 

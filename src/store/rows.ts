@@ -1,15 +1,20 @@
 /**
- * The mapping between Store records and SQLite rows: one column list per table (record key → column),
- * the statements' column lists built from it, and the conversions both ways. Rows are parsed with zod:
- * the database is a file other processes (and other HarmFlow versions) write.
+ * The mapping between Store records and table rows, for every adapter: one column list per table
+ * (record key → column), the conversions both ways, and a patch applied to a stored row. Rows are
+ * parsed with zod: the database is shared with other processes (and other HarmFlow versions).
+ *
+ * Both adapters bind the rows built here and return rows of these shapes: times as ISO 8601 text,
+ * JSON (a task's definition, an attempt's exit code and signal) as its text, integers and reals as
+ * numbers; a flag comes back as SQLite's 0 or 1 or PostgreSQL's boolean, and is bound as 0 or 1
+ * (which a PostgreSQL boolean column reads as false or true).
  */
 import { z } from 'zod';
-import { ExecutionState, Outcome } from '../../core/outcome.js';
-import { QUOTA_STATES } from '../../core/quota.js';
-import type { AttemptRecord, ExecutionRecord, QuotaRecord, TaskRecord } from '../store.js';
-
-/** Record key → column name, in table order. */
-type Columns = Readonly<Record<string, string>>;
+import { NotFoundError } from '../core/errors.js';
+import { ExecutionState, Outcome } from '../core/outcome.js';
+import { QUOTA_STATES } from '../core/quota.js';
+import { applyPatch } from './patch.js';
+import type { Columns } from './sql.js';
+import type { AttemptPatch, AttemptRecord, ExecutionPatch, ExecutionRecord, QuotaRecord, TaskRecord } from './store.js';
 
 export const TASK_COLUMNS = { id: 'id', name: 'name', definition: 'definition', createdAt: 'created_at' } as const;
 
@@ -65,41 +70,6 @@ export const QUOTA_COLUMNS = {
   observedAt: 'observed_at',
 } as const;
 
-/** `column AS key, …`: a select list whose rows come back keyed like the records. */
-export function selectList(columns: Columns): string {
-  return Object.entries(columns)
-    .map(([key, column]) => `${column} AS ${key}`)
-    .join(', ');
-}
-
-/** `INSERT INTO table (columns…) VALUES (@keys…)`. */
-export function insertSql(table: string, columns: Columns): string {
-  const keys = Object.keys(columns);
-  return `INSERT INTO ${table} (${Object.values(columns).join(', ')}) VALUES (${keys.map((key) => `@${key}`).join(', ')})`;
-}
-
-/** `UPDATE table SET column = @key, … WHERE key columns`, setting every column but the keys. */
-export function updateSql(table: string, columns: Columns, keys: readonly string[]): string {
-  const set = Object.entries(columns)
-    .filter(([key]) => !keys.includes(key))
-    .map(([key, column]) => `${column} = @${key}`);
-  const where = keys.map((key) => `${columns[key]} = @${key}`);
-  return `UPDATE ${table} SET ${set.join(', ')} WHERE ${where.join(' AND ')}`;
-}
-
-/**
- * `INSERT INTO table … ON CONFLICT (key columns) DO UPDATE SET column = excluded.column, …`: inserts
- * the row, or sets every column but the keys of the row it collides with, only `WHERE` `when` holds
- * (in which `excluded` is the new row and `table` the stored one).
- */
-export function upsertSql(table: string, columns: Columns, keys: readonly string[], when: string): string {
-  const set = Object.entries(columns)
-    .filter(([key]) => !keys.includes(key))
-    .map(([, column]) => `${column} = excluded.${column}`);
-  const conflict = keys.map((key) => columns[key]);
-  return `${insertSql(table, columns)} ON CONFLICT (${conflict.join(', ')}) DO UPDATE SET ${set.join(', ')} WHERE ${when}`;
-}
-
 type WithoutNulls<T> = { [K in keyof T as null extends T[K] ? never : K]: T[K] } & {
   [K in keyof T as null extends T[K] ? K : never]?: Exclude<T[K], null>;
 };
@@ -117,6 +87,8 @@ function withNulls(record: object, columns: Columns): Record<string, unknown> {
 
 const text = z.string();
 const optionalText = z.string().nullable();
+/** SQLite's 0 or 1, PostgreSQL's boolean. */
+const flag = z.union([z.boolean(), z.union([z.literal(0), z.literal(1)]).transform((bit) => bit === 1)]);
 
 const TaskRow = z.object({ id: text, name: text, definition: text, createdAt: text });
 const Definition = z.record(z.string(), z.unknown());
@@ -163,7 +135,7 @@ const AttemptRow = z.object({
   number: z.int(),
   harness: text,
   model: optionalText,
-  simulated: z.union([z.literal(0), z.literal(1)]).transform((flag) => flag === 1),
+  simulated: flag,
   sessionId: optionalText,
   startedAt: text,
   endedAt: optionalText,
@@ -216,4 +188,27 @@ export function quotaFromRow(row: unknown): QuotaRecord {
 
 export function quotaToRow(quota: QuotaRecord): Record<string, unknown> {
   return withNulls(quota, QUOTA_COLUMNS);
+}
+
+/**
+ * The row of execution `id` after `patch`, from its stored row (`undefined`: there is none, and this
+ * throws NotFoundError).
+ */
+export function patchedExecutionRow(id: string, stored: unknown, patch: ExecutionPatch): Record<string, unknown> {
+  if (stored === undefined) throw new NotFoundError(`no execution ${id}`);
+  return executionToRow(applyPatch(executionFromRow(stored), patch));
+}
+
+/** exitCode and signal take `null` as a value in a patch (store.ts, AttemptPatch). */
+const NULL_VALUED_ATTEMPT_FIELDS: ReadonlySet<string> = new Set(['exitCode', 'signal']);
+
+/** The row of attempt `number` of `execution` after `patch`, as `patchedExecutionRow`. */
+export function patchedAttemptRow(
+  execution: string,
+  number: number,
+  stored: unknown,
+  patch: AttemptPatch,
+): Record<string, unknown> {
+  if (stored === undefined) throw new NotFoundError(`no attempt ${number} of execution ${execution}`);
+  return attemptToRow(applyPatch(attemptFromRow(stored), patch, NULL_VALUED_ATTEMPT_FIELDS));
 }

@@ -1,0 +1,135 @@
+/**
+ * The PostgreSQL schema of the Store, as an ordered list of migrations. Each store lives in one
+ * PostgreSQL schema (`public` unless told); its table `harmflow_migrations` has one row per migration
+ * applied. Opening applies the missing ones in one transaction. Never edit a migration that has
+ * shipped: append a new one.
+ */
+import type pg from 'pg';
+import { z } from 'zod';
+import { EXIT, HarmflowError } from '../../core/errors.js';
+import { inTransaction } from './pool.js';
+
+/**
+ * Each entry brings the schema from version i to i + 1. The tables are SQLite's (../sqlite/migrations.ts)
+ * in PostgreSQL's types:
+ * - times are `timestamptz`: PostgreSQL refuses what is not a time, orders them as times, and compares
+ *   them with `now()`; they come back formatted by `toISOString()` (pool.ts), the Store's format, so a
+ *   stored time reads back exactly (microseconds, which JS times never have, would be cut);
+ * - a task's definition is `jsonb`, an object: it reads back equal, but not in its key order (jsonb
+ *   keeps keys sorted; nothing reads the order);
+ * - `exit_code` and `signal` are jsonb, as SQLite's JSON text: SQL NULL "not recorded", JSON `null`
+ *   "none";
+ * - keys that are ordered or prefix-matched (`id`, `harness`, `account`) collate as "C", byte order as
+ *   SQLite's, whatever the database's collation;
+ * - reals are `double precision` (SQLite's REAL), token counts `bigint` (SQLite's 64-bit INTEGER).
+ * Text cannot hold a NUL character in PostgreSQL: a record with one is refused.
+ */
+export const MIGRATIONS: readonly string[] = [
+  `
+  CREATE TABLE tasks (
+    id text COLLATE "C" PRIMARY KEY,
+    name text NOT NULL,
+    definition jsonb NOT NULL CHECK (jsonb_typeof(definition) = 'object'),
+    created_at timestamptz NOT NULL
+  );
+
+  CREATE TABLE executions (
+    id text COLLATE "C" PRIMARY KEY,
+    task_id text COLLATE "C" NOT NULL REFERENCES tasks (id),
+    task_name text NOT NULL,
+    repo text NOT NULL,
+    base_ref text NOT NULL,
+    base_sha text NOT NULL,
+    branch text NOT NULL,
+    worktree text NOT NULL,
+    run_dir text NOT NULL,
+    state text NOT NULL,
+    created_at timestamptz NOT NULL,
+    started_at timestamptz,
+    ended_at timestamptz,
+    deadline timestamptz NOT NULL,
+    attempt_count integer NOT NULL,
+    current_harness text,
+    message text
+  );
+  CREATE INDEX executions_by_created ON executions (created_at, id);
+  CREATE INDEX executions_by_task ON executions (task_id);
+
+  CREATE TABLE attempts (
+    execution text COLLATE "C" NOT NULL REFERENCES executions (id),
+    number integer NOT NULL CHECK (number >= 1),
+    harness text NOT NULL,
+    model text,
+    simulated boolean NOT NULL,
+    session_id text,
+    started_at timestamptz NOT NULL,
+    ended_at timestamptz,
+    outcome text,
+    exit_code jsonb CHECK (jsonb_typeof(exit_code) IN ('number', 'null')),
+    signal jsonb CHECK (jsonb_typeof(signal) IN ('string', 'null')),
+    message text,
+    resets_at timestamptz,
+    input_tokens bigint,
+    output_tokens bigint,
+    cost_usd double precision,
+    PRIMARY KEY (execution, number)
+  );
+
+  CREATE TABLE quotas (
+    harness text COLLATE "C" NOT NULL,
+    account text COLLATE "C" NOT NULL,
+    state text NOT NULL CHECK (state IN ('ok', 'warning', 'exhausted')),
+    resets_at timestamptz,
+    utilization double precision CHECK (utilization BETWEEN 0 AND 1),
+    source text NOT NULL,
+    message text,
+    execution text,
+    attempt integer CHECK (attempt >= 1),
+    observed_at timestamptz NOT NULL,
+    PRIMARY KEY (harness, account)
+  );
+  `,
+];
+
+/** The schema version this build writes: the number of migrations. */
+export const SCHEMA_VERSION = MIGRATIONS.length;
+
+/** The table, in each store's schema, of the migrations applied. */
+export const MIGRATIONS_TABLE = 'harmflow_migrations';
+
+const Applied = z.object({ version: z.int() });
+
+/**
+ * migrate creates `schema` if needed and applies the migrations it lacks, in one transaction that
+ * first takes a transaction-scoped advisory lock of that schema: of several processes opening it at
+ * once, one applies them and the others wait, then find nothing to do. Throws for a schema written by
+ * a newer HarmFlow, rather than misreading it. `schema` is a checked identifier (postgres-store.ts).
+ */
+export async function migrate(pool: pg.Pool, schema: string): Promise<void> {
+  await inTransaction(pool, async (client) => {
+    await client.query('SELECT pg_advisory_xact_lock(hashtextextended($1, 0))', [`harmflow migrations ${schema}`]);
+    // Created only when missing: CREATE SCHEMA IF NOT EXISTS needs the right to create schemas.
+    const found = await client.query('SELECT 1 FROM pg_namespace WHERE nspname = $1', [schema]);
+    if (found.rowCount === 0) await client.query(`CREATE SCHEMA ${schema}`);
+    await client.query(`SET LOCAL search_path TO ${schema}`);
+    await client.query(
+      `CREATE TABLE IF NOT EXISTS ${MIGRATIONS_TABLE} (
+        version integer PRIMARY KEY CHECK (version >= 1),
+        applied_at timestamptz NOT NULL DEFAULT now()
+      )`,
+    );
+    const applied = await client.query(`SELECT coalesce(max(version), 0) AS version FROM ${MIGRATIONS_TABLE}`);
+    const { version } = Applied.parse(applied.rows[0]);
+    if (version > SCHEMA_VERSION) {
+      throw new HarmflowError(
+        `PostgreSQL schema ${schema} has schema version ${version}; this HarmFlow knows versions up to ${SCHEMA_VERSION}: upgrade HarmFlow`,
+        EXIT.internal,
+      );
+    }
+    for (const [index, step] of MIGRATIONS.entries()) {
+      if (index < version) continue;
+      await client.query(step);
+      await client.query(`INSERT INTO ${MIGRATIONS_TABLE} (version) VALUES ($1)`, [index + 1]);
+    }
+  });
+}
