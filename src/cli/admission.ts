@@ -4,23 +4,12 @@
  * taking new executions until `admission release`. Running executions are not affected.
  */
 import type { Command } from 'commander';
+import { formatBytes } from '../core/bytes.js';
 import { type AdmissionStatus, connect, HOME_HELP } from './client.js';
 
 interface Options {
   json?: boolean;
   home?: string;
-}
-
-/** Bytes for people: `512 MiB`, `12.3 GiB`. */
-export function formatBytes(bytes: number): string {
-  const units = ['B', 'KiB', 'MiB', 'GiB', 'TiB'];
-  let value = bytes;
-  let unit = 0;
-  while (value >= 1024 && unit < units.length - 1) {
-    value /= 1024;
-    unit += 1;
-  }
-  return `${unit === 0 || value >= 100 ? Math.round(value) : value.toFixed(1)} ${units[unit]}`;
 }
 
 /** The status as lines for people. */
@@ -32,6 +21,11 @@ export function formatAdmission(status: AdmissionStatus): string[] {
     `queued     ${status.queued}`,
     `load       ${status.load1m.toFixed(2)} over 1 min on ${status.cores} cores`,
     `disk free  ${status.diskFreeBytes === undefined ? 'unknown' : formatBytes(status.diskFreeBytes)} (floor ${formatBytes(status.diskFloorBytes)})`,
+    ...(status.worktreesBytes === undefined || status.runsBytes === undefined
+      ? []
+      : [
+          `disk used  worktrees ${formatBytes(status.worktreesBytes)}, run directories ${formatBytes(status.runsBytes)}`,
+        ]),
   ];
 }
 

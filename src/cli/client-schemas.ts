@@ -73,6 +73,9 @@ export const AdmissionStatus = z.object({
   /** Absent when the service could not measure it (then admission is held, and a reason says why). */
   diskFreeBytes: z.number().min(0).exactOptional(),
   diskFloorBytes: z.number().min(0),
+  /** Bytes under the service's `worktrees/` and `runs/`; absent from a service that did not measure them. */
+  worktreesBytes: z.number().min(0).exactOptional(),
+  runsBytes: z.number().min(0).exactOptional(),
 });
 export type AdmissionStatus = z.infer<typeof AdmissionStatus>;
 

@@ -24,12 +24,16 @@ import {
 import { type HomePaths, harmflowHome } from '../core/home.js';
 import { isExecutionId } from '../core/ids.js';
 import type { TaskFileInput } from '../core/task.js';
+import type { SwitchBody } from '../server/routes/executions.js';
 import { tokenFile } from '../server/token.js';
 import type { ExecutionRecord } from '../store/store.js';
 import { AdmissionStatus, ExecutionBody, ExecutionWithAttempts, Stopping, Turn } from './client-schemas.js';
 import { DEFAULT_PORT } from './serve.js';
 
 export type { AdmissionStatus, ExecutionWithAttempts, Turn } from './client-schemas.js';
+
+/** What `switchHarness` sends. */
+export type SwitchRequestBody = z.input<typeof SwitchBody>;
 
 /** Where the CLI looks for the service unless `HARMFLOW_URL` says otherwise: `harmflow serve`'s default. */
 export const DEFAULT_URL = `http://127.0.0.1:${DEFAULT_PORT}`;
@@ -81,6 +85,8 @@ export interface ServiceClient {
   cancel(id: string): Promise<ExecutionRecord>;
   /** `POST /api/executions/:id/resume`: ends its wait for a quota reset now (409 when it is not waiting). */
   resume(id: string): Promise<ExecutionRecord>;
+  /** `POST /api/executions/:id/switch`: asks for a switch to another harness (409 unless running or waiting). */
+  switchHarness(id: string, request: SwitchRequestBody): Promise<ExecutionRecord>;
   /** `GET /api/admission`. */
   admission(): Promise<AdmissionStatus>;
   /** `POST /api/admission/hold`. */
@@ -185,6 +191,8 @@ export function createClient(options: ClientOptions): ServiceClient {
       (await call('POST', `${executionPath(id)}/messages`, z.object({ turn: Turn }), { text })).turn,
     cancel: async (id) => (await call('POST', `${executionPath(id)}/cancel`, ExecutionBody)).execution,
     resume: async (id) => (await call('POST', `${executionPath(id)}/resume`, ExecutionBody)).execution,
+    switchHarness: async (id, request) =>
+      (await call('POST', `${executionPath(id)}/switch`, ExecutionBody, request)).execution,
     admission: () => call('GET', '/api/admission', AdmissionStatus),
     hold: (reason) => call('POST', '/api/admission/hold', AdmissionStatus, { reason }),
     release: () => call('POST', '/api/admission/release', AdmissionStatus),

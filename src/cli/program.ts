@@ -4,6 +4,7 @@ import { registerAdmission } from './admission.js';
 import { registerCancel } from './cancel.js';
 import { registerDemo } from './demo.js';
 import { registerGate } from './gate.js';
+import { registerGc } from './gc.js';
 import { registerHarnesses } from './harnesses.js';
 import { registerRecords } from './records.js';
 import { registerResume } from './resume.js';
@@ -14,6 +15,7 @@ import { registerServe } from './serve.js';
 import { registerSimApi } from './sim-api.js';
 import { registerStop } from './stop.js';
 import { registerSubmit } from './submit.js';
+import { registerSwitch } from './switch.js';
 import { registerWorkflow } from './workflow.js';
 
 export function buildProgram(): Command {
@@ -26,6 +28,7 @@ export function buildProgram(): Command {
   registerDemo(program);
   registerRun(program);
   registerRecords(program);
+  registerGc(program);
   registerHarnesses(program);
   registerSchema(program);
   registerSimApi(program);
@@ -34,6 +37,7 @@ export function buildProgram(): Command {
   registerSend(program);
   registerCancel(program);
   registerResume(program);
+  registerSwitch(program);
   registerAdmission(program);
   registerStop(program);
   registerWorkflow(program);

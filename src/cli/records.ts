@@ -1,13 +1,16 @@
 /**
  * The record commands: `ls`, `show ID`, `events ID`, `context ID`. Each reads HARMFLOW_HOME and
- * prints a readable form, or JSON with `--json`.
+ * prints a readable form, or JSON with `--json`. `ls` and `show` measure what each execution's
+ * worktree and run directory take on disk (a walk of each tree, src/workspace/disk-usage.ts).
  */
 import { existsSync, readFileSync } from 'node:fs';
 import type { Command } from 'commander';
+import { formatBytes } from '../core/bytes.js';
 import { NotFoundError } from '../core/errors.js';
 import { FINAL_STATES, STATES } from '../core/outcome.js';
 import { followEvents, readEvents } from '../events/log.js';
 import { ExecutionContext } from '../execution/context-schema.js';
+import { type ExecutionDisk, executionDisk } from '../execution/execution-disk.js';
 import { describeOperation } from '../execution/handoff.js';
 import { findExecution, openHome } from './context-home.js';
 import { formatRecord } from './timeline.js';
@@ -29,21 +32,26 @@ export function registerRecords(program: Command): void {
     .option('--json', 'print JSON')
     .option('--home <dir>', 'state directory')
     .action(async (options: HomeOption & { all?: boolean }) => {
-      const { store } = openHome(options.home);
+      const { home, store } = openHome(options.home);
       try {
         const live = STATES.filter((state) => !FINAL_STATES.has(state));
         const rows = await store.listExecutions(options.all ? {} : { states: live });
-        if (options.json) return print(JSON.stringify(rows, null, 2));
+        // A tree that cannot be read (EACCES) has an unknown size: `-`, and no `disk` in JSON.
+        const disks = await Promise.all(rows.map((row) => executionDisk(home, row).catch(() => undefined)));
+        if (options.json) {
+          const withDisk = rows.map((row, at) => ({ ...row, ...(disks[at] !== undefined && { disk: disks[at] }) }));
+          return print(JSON.stringify(withDisk, null, 2));
+        }
         if (rows.length === 0)
           return print(options.all ? 'no executions' : 'no live executions (ls --all shows ended ones)');
         print(
-          `${'ID'.padEnd(26)}  ${'STATE'.padEnd(10)}  ${'ATT'.padEnd(3)}  ${'HARNESS'.padEnd(12)}  ${'CREATED'.padEnd(20)}  TASK`,
+          `${'ID'.padEnd(26)}  ${'STATE'.padEnd(10)}  ${'ATT'.padEnd(3)}  ${'HARNESS'.padEnd(12)}  ${'DISK'.padEnd(DISK_WIDTH)}  ${'CREATED'.padEnd(19)}  TASK`,
         );
-        for (const row of rows) {
+        rows.forEach((row, at) => {
           print(
-            `${row.id}  ${row.state.padEnd(10)}  ${String(row.attemptCount).padEnd(3)}  ${(row.currentHarness ?? '-').padEnd(12)}  ${row.createdAt.slice(0, 19).replace('T', ' ')}  ${row.taskName}`,
+            `${row.id}  ${row.state.padEnd(10)}  ${String(row.attemptCount).padEnd(3)}  ${(row.currentHarness ?? '-').padEnd(12)}  ${diskColumn(disks[at]).padEnd(DISK_WIDTH)}  ${row.createdAt.slice(0, 19).replace('T', ' ')}  ${row.taskName}`,
           );
-        }
+        });
       } finally {
         await store.close();
       }
@@ -56,18 +64,21 @@ export function registerRecords(program: Command): void {
     .option('--json', 'print JSON')
     .option('--home <dir>', 'state directory')
     .action(async (id: string, options: HomeOption) => {
-      const { store } = openHome(options.home);
+      const { home, store } = openHome(options.home);
       try {
         const execution = await findExecution(store, id);
         const attempts = await store.listAttempts(execution.id);
-        if (options.json) return print(JSON.stringify({ ...execution, attempts }, null, 2));
+        const disk = await executionDisk(home, execution).catch(() => undefined);
+        if (options.json) {
+          return print(JSON.stringify({ ...execution, attempts, ...(disk !== undefined && { disk }) }, null, 2));
+        }
         print(`execution ${execution.id}  ${execution.state}${execution.message ? ` — ${execution.message}` : ''}`);
         print(`task      ${execution.taskName}`);
         print(`repo      ${execution.repo} @ ${execution.baseRef} (${execution.baseSha.slice(0, 12)})`);
         print(`branch    ${execution.branch}`);
-        print(`worktree  ${execution.worktree}`);
+        print(`worktree  ${execution.worktree}${worktreeNote(disk)}`);
         print(`deadline  ${execution.deadline}`);
-        print(`run dir   ${execution.runDir}`);
+        print(`run dir   ${execution.runDir}${disk === undefined ? '' : `  (${formatBytes(disk.runBytes)})`}`);
         for (const attempt of attempts) {
           const usage =
             attempt.inputTokens !== undefined || attempt.costUsd !== undefined
@@ -145,4 +156,21 @@ export function registerRecords(program: Command): void {
         }
       }
     });
+}
+
+/** `12.3 MiB (wt gone)` is the widest the DISK column gets, bar sizes of 100 TiB and more. */
+const DISK_WIDTH = 18;
+
+/** Worktree and run directory together; `(wt gone)` once gc removed the worktree; `-` when unknown. */
+function diskColumn(disk: ExecutionDisk | undefined): string {
+  if (disk === undefined) return '-';
+  const size = formatBytes(disk.worktreeBytes + disk.runBytes);
+  return disk.worktreeRemovedAt === undefined ? size : `${size} (wt gone)`;
+}
+
+/** After the worktree's path: its size, or when gc removed it. */
+function worktreeNote(disk: ExecutionDisk | undefined): string {
+  if (disk === undefined) return '';
+  if (disk.worktreeRemovedAt === undefined) return `  (${formatBytes(disk.worktreeBytes)})`;
+  return ` — removed by gc on ${disk.worktreeRemovedAt.slice(0, 19).replace('T', ' ')} (the branch keeps its commits)`;
 }

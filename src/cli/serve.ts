@@ -3,7 +3,8 @@
  * takes tasks, messages and cancels over the HTTP API on 127.0.0.1, streams each execution's events,
  * reopens on start what an earlier process left open, and on SIGINT/SIGTERM or `POST /api/stop`
  * closes every execution within the close budget (they are carried on at the next start). The token
- * is printed once, when made.
+ * is printed once, when made. It removes expired clean worktrees at start, every hour and when free
+ * disk runs low (src/service/cleanup.ts), one line per removal.
  */
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -11,13 +12,17 @@ import { serve } from '@hono/node-server';
 import type { Command } from 'commander';
 import { parseDuration } from '../core/duration.js';
 import { UsageError } from '../core/errors.js';
+import { stateDisk } from '../execution/execution-disk.js';
 import { createApp } from '../server/app.js';
 import { eventsRoute } from '../server/routes/events.js';
 import { loadOrCreateToken } from '../server/token.js';
 import { Admission } from '../service/admission.js';
+import { WorktreeCleanup } from '../service/cleanup.js';
+import { DiskSizes } from '../service/disk-sizes.js';
 import { systemHost } from '../service/host.js';
 import { Registry } from '../service/registry.js';
 import { openHome } from './context-home.js';
+import { DEFAULT_RETENTION_TEXT, retention } from './gc.js';
 
 /** The service's port unless `--port` says otherwise. */
 export const DEFAULT_PORT = 7878;
@@ -30,6 +35,7 @@ interface ServeOptions {
   diskFloorGib?: string;
   interruptBudget?: string;
   closeBudget?: string;
+  worktreeRetention: string;
 }
 
 export function registerServe(program: Command): void {
@@ -42,6 +48,11 @@ export function registerServe(program: Command): void {
     .option('--disk-floor-gib <gib>', 'hold admission while free disk under the state directory is below this', '2')
     .option('--interrupt-budget <duration>', 'how long an interrupted harness may take to exit (default 60s)')
     .option('--close-budget <duration>', 'how long stopping waits for executions to close (default 30s)')
+    .option(
+      '--worktree-retention <duration>',
+      "keep an ended execution's worktree this long, then remove it if it holds no unsaved work",
+      DEFAULT_RETENTION_TEXT,
+    )
     .action(async (options: ServeOptions) => {
       const port = integer(options.port, '--port', 0, 65_535);
       const maxRunning = options.maxRunning === undefined ? undefined : integer(options.maxRunning, '--max-running', 1);
@@ -50,16 +61,30 @@ export function registerServe(program: Command): void {
         throw new UsageError(`--disk-floor-gib: not a size: ${options.diskFloorGib}`);
       const interruptBudgetMs = duration(options.interruptBudget, '--interrupt-budget');
       const closeBudgetMs = duration(options.closeBudget, '--close-budget');
+      const retentionMs = retention(options.worktreeRetention, '--worktree-retention');
 
       // A service whose terminal went away keeps serving: its notices are not worth dying for.
       process.stdout.on('error', () => {});
       const { home, store } = openHome(options.home);
       const { token, created } = loadOrCreateToken(home);
+      const notice = (line: string) => void process.stdout.write(`${line}\n`);
+      const diskSizes = new DiskSizes();
       const admission = new Admission({
         host: systemHost,
         path: home.root,
         diskFloorBytes: floorGib * 1024 ** 3,
         ...(maxRunning !== undefined && { maxRunning }),
+        stateDisk: () => stateDisk(home, diskSizes.bytes),
+        // Called only once admission measures, after `cleanup` is made.
+        onDiskLow: () => cleanup.lowDisk(),
+      });
+      const cleanup = new WorktreeCleanup({
+        home,
+        store,
+        retentionMs,
+        log: notice,
+        sizes: diskSizes,
+        onReclaimed: () => void admission.recheck(),
       });
       const registry = new Registry({
         home,
@@ -74,6 +99,7 @@ export function registerServe(program: Command): void {
           process.stdout.write('stopping: closing executions (they carry on at the next start)\n');
           server.close();
           await registry.stop();
+          await cleanup.close();
           // Event streams stay open until their client leaves; the service is going, so they go too.
           (server as Server).closeAllConnections();
           admission.close();
@@ -103,6 +129,7 @@ export function registerServe(program: Command): void {
         registry,
         admission,
         stop: () => void stop(),
+        diskSizes,
         token,
         port: bound,
         host: HOST,
@@ -114,6 +141,7 @@ export function registerServe(program: Command): void {
       if (reopened.length > 0) {
         process.stdout.write(`reopened ${reopened.length} execution(s) left open: ${reopened.join(' ')}\n`);
       }
+      cleanup.start();
       const signalled = new Promise<void>((resolve) => {
         process.once('SIGINT', resolve);
         process.once('SIGTERM', resolve);

@@ -43,6 +43,8 @@ function describe(record: EventRecord): string | undefined {
       return `${record.data.turn} ${record.data.outcome} after ${(record.data.durationMs / 1000).toFixed(1)}s`;
     case 'cancel.requested':
       return `interrupt budget ${record.data.budgetMs / 1000}s`;
+    case 'switch.requested':
+      return `${record.data.by} asks to switch to ${record.data.harness}${record.data.model ? ` (${record.data.model})` : ''}${record.data.reason ? `: ${record.data.reason}` : ''}`;
     case 'attempt.started':
       return `${record.data.command}${record.data.model ? ` (${record.data.model})` : ''}${record.data.handoff ? ', given the handoff' : ''}; ${Math.round(record.data.timeLeftMs / 1000)}s left`;
     case 'session.started':
@@ -86,6 +88,7 @@ function describe(record: EventRecord): string | undefined {
     case 'quota.waiting':
       return `every harness is out of quota: waiting for ${record.data.harness}, which resets at ${record.data.until}${record.data.known ? '' : ' (estimated)'} (${Math.round(record.data.waitMs / 60_000)} min)`;
     case 'wait.ended':
+      if (record.data.reason === 'switched') return 'a switch by hand ends the wait';
       return record.data.reason === 'reset'
         ? `${record.data.harness} has reset: carrying on`
         : `resumed by hand before the reset: carrying on, on ${record.data.harness}`;
@@ -98,7 +101,7 @@ function describe(record: EventRecord): string | undefined {
     case 'gate.noted':
       return `${record.data.tool}: ${record.data.notes.join('; ')}`;
     case 'failover':
-      return `${record.data.from} → ${record.data.to} (${record.data.utilization === undefined ? record.data.reason : `${percent(record.data.utilization)} of its limit used, switchAtUtilization ${percent(record.data.threshold)}`}; switch ${record.data.switchNumber} of ${record.data.maxSwitches})`;
+      return `${record.data.from} → ${record.data.to}${record.data.hand?.model ? ` (${record.data.hand.model})` : ''} (${switchWhy(record.data)}; switch ${record.data.switchNumber} of ${record.data.maxSwitches})`;
     case 'attempt.ended':
       return `${record.data.outcome}${record.data.message ? `: ${record.data.message}` : ''}`;
     case 'execution.ended':
@@ -113,6 +116,15 @@ function mark(status: string): string {
 function clip(text: string): string {
   const flat = text.replace(/\s+/g, ' ').trim();
   return flat.length > WIDTH ? `${flat.slice(0, WIDTH - 1)}…` : flat;
+}
+
+/** Why a switch happened: who asked, the utilization past the threshold, or the outcome. */
+function switchWhy(data: EventData<'failover'>): string {
+  if (data.requestedBy !== undefined) return `asked by ${data.requestedBy}${data.note ? `: ${data.note}` : ''}`;
+  if (data.utilization !== undefined) {
+    return `${percent(data.utilization)} of its limit used, switchAtUtilization ${percent(data.threshold)}`;
+  }
+  return data.reason;
 }
 
 /** `96%`; `?` when unknown. */

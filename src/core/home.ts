@@ -15,13 +15,21 @@ export interface HomePaths {
   queueFile(execution: string): string;
   ownerFile(execution: string): string;
   endedMarker(execution: string): string;
+  /** `runs/<execution>/worktree-removed.json`: written when `harmflow gc` removed the worktree. */
+  worktreeRemovedFile(execution: string): string;
+  /** The folder every execution's worktree is made in: `worktrees/`. */
+  readonly worktrees: string;
+  /** The folder every execution's run directory is made in: `runs/`. */
+  readonly runs: string;
   worktree(execution: string): string;
 }
 
 /** Resolves the state directory: an explicit path, else $HARMFLOW_HOME, else ~/.harmflow. */
 export function harmflowHome(explicit?: string, env: NodeJS.ProcessEnv = process.env): HomePaths {
   const root = resolve(explicit ?? env.HARMFLOW_HOME ?? join(homedir(), '.harmflow'));
-  const runDir = (execution: string) => join(root, 'runs', execution);
+  const runs = join(root, 'runs');
+  const worktrees = join(root, 'worktrees');
+  const runDir = (execution: string) => join(runs, execution);
   return {
     root,
     database: join(root, 'harmflow.db'),
@@ -32,6 +40,9 @@ export function harmflowHome(explicit?: string, env: NodeJS.ProcessEnv = process
     queueFile: (execution) => join(runDir(execution), 'queue.json'),
     ownerFile: (execution) => join(runDir(execution), 'owner'),
     endedMarker: (execution) => join(runDir(execution), 'ended'),
-    worktree: (execution) => join(root, 'worktrees', execution),
+    worktreeRemovedFile: (execution) => join(runDir(execution), 'worktree-removed.json'),
+    worktrees,
+    runs,
+    worktree: (execution) => join(worktrees, execution),
   };
 }

@@ -90,6 +90,10 @@ export const TaskFile = z.strictObject({
   quotaCoolDown: duration
     .default(`${DEFAULT_QUOTA_COOL_DOWN_MS / 1000}s`)
     .describe('how long a harness that ran out without saying when it resets counts as out'),
+  countManualSwitches: z
+    .boolean()
+    .default(false)
+    .describe('whether switches asked by hand (harmflow switch) count against maxSwitches'),
   switchAtUtilization: z
     .number()
     .gt(0)
@@ -143,6 +147,8 @@ export interface Task {
    * new attempt prefers a harness below it; absent: only running out switches.
    */
   readonly switchAtUtilization?: number;
+  /** Whether switches asked by hand count against `maxSwitches`. */
+  readonly countManualSwitches: boolean;
 }
 
 /** Normalizes a validated task file; `resolvePath` makes file-relative paths absolute. */
@@ -174,6 +180,7 @@ export function resolveTask(file: TaskFile, resolvePath: (path: string) => strin
       file.maxWait !== undefined ? { maxMs: parseDuration(file.maxWait) ?? 0 } : file.waitForReset ? {} : false,
     quotaCoolDownMs: parseDuration(file.quotaCoolDown) ?? 0,
     ...(file.switchAtUtilization !== undefined && { switchAtUtilization: file.switchAtUtilization }),
+    countManualSwitches: file.countManualSwitches,
   };
 }
 
@@ -210,6 +217,7 @@ export const StoredTask = z.object({
   waitForReset: z.union([z.literal(false), z.object({ maxMs: z.number().min(0).optional() })]).optional(),
   quotaCoolDownMs: z.number().min(0).optional(),
   switchAtUtilization: z.number().gt(0).max(1).optional(),
+  countManualSwitches: z.boolean().optional(),
 });
 
 /** The store's JSON form of a task. */
@@ -248,5 +256,6 @@ export function taskFromStore(definition: unknown): Task {
         : { ...(stored.waitForReset.maxMs !== undefined && { maxMs: stored.waitForReset.maxMs }) },
     quotaCoolDownMs: stored.quotaCoolDownMs ?? DEFAULT_QUOTA_COOL_DOWN_MS,
     ...(stored.switchAtUtilization !== undefined && { switchAtUtilization: stored.switchAtUtilization }),
+    countManualSwitches: stored.countManualSwitches ?? false,
   };
 }

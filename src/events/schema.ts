@@ -7,7 +7,7 @@
  * Payload fields are optional unless every producer always knows them.
  */
 import { z } from 'zod';
-import { ExecutionState, Outcome } from '../core/outcome.js';
+import { ExecutionState, HarnessName, Outcome } from '../core/outcome.js';
 
 const workItemStatus = z.enum(['pending', 'in_progress', 'completed']);
 export type WorkItemStatus = z.infer<typeof workItemStatus>;
@@ -90,7 +90,12 @@ export const EventPayloads = {
    * An execution that had succeeded took a follow-up message: it runs again, with a new deadline (the
    * task's timeout from now), resuming the last attempt's harness session when there is one.
    */
-  'execution.reopened': z.object({ deadline: z.string(), resumedSession: z.string().optional() }),
+  /** A follow-up reopened a succeeded execution; `worktreeRestored` when gc had removed its worktree and it was checked out again. */
+  'execution.reopened': z.object({
+    deadline: z.string(),
+    resumedSession: z.string().optional(),
+    worktreeRestored: z.boolean().optional(),
+  }),
   /** A user's message was queued (durably) as a turn; `queued` counts the turns waiting, it included. */
   'message.queued': z.object({ turn: z.string(), text: z.string(), queued: z.int() }),
   /**
@@ -107,6 +112,13 @@ export const EventPayloads = {
   'turn.redelivered': z.object({ turn: z.string(), reason: z.string() }),
   'turn.ended': z.object({ turn: z.string(), outcome: Outcome, durationMs: z.number() }),
   'cancel.requested': z.object({ budgetMs: z.int() }),
+  /** A switch asked by hand (`harmflow switch`, the API, the Workbench): to which harness, by whom, why. */
+  'switch.requested': z.object({
+    harness: HarnessName,
+    model: z.string().optional(),
+    by: z.string(),
+    reason: z.string().optional(),
+  }),
   'session.started': z.object({ sessionId: z.string(), model: z.string().optional() }),
   message: z.object({ text: z.string() }),
   'tool.call': z.object({
@@ -181,7 +193,7 @@ export const EventPayloads = {
    * The wait ended: the reset came (`reset`), or a person resumed it early (`resumed`); the execution
    * carries on, on `harness`.
    */
-  'wait.ended': z.object({ harness: z.string(), reason: z.enum(['reset', 'resumed']) }),
+  'wait.ended': z.object({ harness: z.string(), reason: z.enum(['reset', 'resumed', 'switched']) }),
   /** A gate refused a tool call before it ran; `message` is what the agent was told. */
   'gate.denied': z.object({
     gate: z.string(),
@@ -223,6 +235,12 @@ export const EventPayloads = {
     /** A switch before the limit (switchAtUtilization): the share `from` reported used, and the task's threshold. */
     utilization: z.number().optional(),
     threshold: z.number().optional(),
+    /** The index in the execution's chain of the link switched to (absent in records from before it was kept). */
+    toIndex: z.int().optional(),
+    /** A switch by hand: the link it put into the chain (hand-switch.ts), who asked and why. */
+    hand: z.object({ harness: HarnessName, model: z.string().optional(), like: z.int().optional() }).optional(),
+    requestedBy: z.string().optional(),
+    note: z.string().optional(),
   }),
   'attempt.ended': z.object({
     outcome: Outcome,

@@ -9,13 +9,13 @@
  * that was not finished is delivered to the new attempt. A follow-up for an attempt whose harness
  * reported no session to resume starts a new attempt on the same link, with the handoff.
  *
- * Before each new attempt the quota registry has its say (next-link.ts): a link whose harness is
- * known to be out of quota is skipped, and when every harness is out the execution waits for the
- * first reset (if the task allows it) and carries on there, or ends saying why. A waiting execution
- * gives its admission slot back (`slot`) and takes one again before it carries on. With
- * `switchAtUtilization`, an attempt whose harness reports its limit at or over that share is ended
- * `switched` at the next turn boundary, when a harness to switch to is free, and the next turn goes
- * to the next link with the handoff.
+ * Before each new attempt the link is chosen (link-choice.ts): the quota registry passes over a link
+ * whose harness is known to be out, and when every harness is out the execution waits for the first
+ * reset (if the task allows it) and carries on there, or ends saying why. A switch asked by hand
+ * (`control`) ends the running attempt `switched` at its safepoint — or a wait at once — and the
+ * harness asked for carries on with the handoff. With `switchAtUtilization`, an attempt whose
+ * harness reports its limit at or over that share is ended `switched` at the next turn boundary, when
+ * a harness to switch to is free, and the next turn goes to the next link with the handoff.
  *
  * Cancel (`signal`) ends the execution `canceled`: a running turn is interrupted (SIGINT, then the
  * interrupt budget, then a kill of its group); between turns it stops at once. Suspend (`suspend`,
@@ -31,7 +31,7 @@ import { compact } from '../core/compact.js';
 import type { HomePaths } from '../core/home.js';
 import { writeJsonAtomic } from '../core/json-file.js';
 import type { ExecutionState, Outcome } from '../core/outcome.js';
-import type { Task } from '../core/task.js';
+import type { HarnessSpec, Task } from '../core/task.js';
 import { getAdapter } from '../harnesses/registry.js';
 import type { Store } from '../store/store.js';
 import { baseBranchOf } from '../workspace/base-branch.js';
@@ -39,11 +39,11 @@ import { inspectWorkspace, type WorkspaceSnapshot } from '../workspace/inspect.j
 import { gatesEnabled, writeAttemptGates } from './attempt-gates.js';
 import { AttemptObserver } from './attempt-observer.js';
 import type { AttemptContext, ExecutionContext } from './context-schema.js';
-import type { ExecutionControl } from './control.js';
+import { type ExecutionControl, switchAskedMessage } from './control.js';
 import { buildHandoffPrompt, type HandledMessage } from './handoff.js';
+import { LinkChoice, type LinkStop } from './link-choice.js';
 import { LiveUsage } from './live-usage.js';
-import { nextLink } from './next-link.js';
-import { overThreshold, QuotaView, quotaRecordOf } from './quota.js';
+import { overThreshold, quotaRecordOf } from './quota.js';
 import type { AttemptRef, Recorder } from './recorder.js';
 import { type AttemptResult, runAttempt } from './run-attempt.js';
 import type { RunSlot } from './run-slot.js';
@@ -52,6 +52,8 @@ import { REDELIVERY_PREFIX, type Turn, type TurnSource } from './turns.js';
 
 /** Where an execution stands: empty for a new one, rebuilt from disk for one carried on (recover.ts). */
 export interface Progress {
+  /** The execution's chain: the task's, with the links switches by hand put in (hand-switch.ts). */
+  readonly chain: HarnessSpec[];
   /** Every ended attempt, as context.json has them. */
   readonly attempts: AttemptContext[];
   /** Follow-up messages (not `t1`) that turns completed, in order. */
@@ -63,8 +65,8 @@ export interface Progress {
 }
 
 /** A new execution's progress. */
-export function freshProgress(): Progress {
-  return { attempts: [], handled: [], chainIndex: 0, switchesMade: 0, nextNumber: 1 };
+export function freshProgress(task: Task): Progress {
+  return { chain: [...task.chain], attempts: [], handled: [], chainIndex: 0, switchesMade: 0, nextNumber: 1 };
 }
 
 /** The execution being driven: what it is, and where it stands. */
@@ -143,95 +145,25 @@ export async function drive(input: DriveInput, options: DriveOptions): Promise<D
   let resumeSession = input.resumeSession;
   /** The running attempt's usage writer; stopped at the attempt's end, or here if the drive throws first. */
   let liveUsage: LiveUsage | undefined;
-  const clock = options.clock ?? systemClock;
-  /**
-   * The link the next attempt starts on (quota registry: next-link.ts), after waiting for a reset when
-   * every harness is out; `stop` when the execution ends here (`end` and `endMessage` are set) or is
-   * suspended while it waits.
-   */
-  const linkFrom = async (from: number, waitForReset: Task['waitForReset']) =>
-    nextLink({
-      chain: task.chain,
-      from,
-      view: await QuotaView.load(store, task.quotaCoolDownMs),
-      now: clock.now(),
-      waitForReset,
-      deadline: input.deadline,
-      switchAtUtilization: task.switchAtUtilization,
-    });
-  /** Ends the drive here when a cancel or a stop came: true when one did (`end` and `endMessage` are set). */
-  const stoppedWhileWaiting = (): boolean => {
-    if (options.signal?.aborted) {
-      end = { state: 'canceled' };
-      endMessage = 'canceled while waiting for a quota reset';
-      return true;
-    }
-    if (options.suspend?.aborted) end = { state: 'suspended' };
-    return options.suspend?.aborted === true;
-  };
-  const chooseLink = async (from: number): Promise<number | 'stop'> => {
-    const next = await linkFrom(from, task.waitForReset);
-    for (const skip of next.skipped) {
-      recorder.executor(
-        'harness.skipped',
-        skip.out === undefined
-          ? {
-              harness: skip.spec.harness,
-              utilization: skip.utilization,
-              ...compact({ threshold: task.switchAtUtilization }),
-            }
-          : { harness: skip.spec.harness, until: new Date(skip.out.until).toISOString(), known: skip.out.known },
-      );
-    }
-    if (next.kind === 'link') return next.index;
-    if (next.kind === 'end') {
-      end = { state: next.state };
-      endMessage = next.why;
-      return 'stop';
-    }
-    const harness = task.chain[next.index]?.harness ?? '?';
-    const waitMs = Math.max(0, next.out.until - clock.now()) + resetJitterMs();
-    recorder.executor('quota.waiting', {
-      harness,
-      until: new Date(next.out.until).toISOString(),
-      known: next.out.known,
-      waitMs,
-    });
-    // Watched before the state says `waiting`, so a resume asked as soon as it does is not lost.
-    const resumed = new AbortController();
-    const unwatch = options.control?.watchResume(() => resumed.abort());
-    await store.updateExecution(id, { state: 'waiting' });
-    options.slot?.release();
-    await clock.sleep(waitMs, anySignal(options.signal, options.suspend, resumed.signal));
-    unwatch?.();
-    if (stoppedWhileWaiting()) return 'stop';
-    recorder.executor('wait.ended', { harness, reason: resumed.signal.aborted ? 'resumed' : 'reset' });
-    if (options.slot !== undefined) {
-      // Queued for a slot like a new execution; the attempt that follows sets the state to `running`.
-      await store.updateExecution(id, { state: 'queued' });
-      await options.slot.acquire(anySignal(options.signal, options.suspend)).catch(() => undefined);
-      if (stoppedWhileWaiting()) return 'stop';
-    }
-    return next.index;
+  const links = new LinkChoice({
+    id,
+    task,
+    deadline: input.deadline,
+    progress,
+    store,
+    recorder,
+    clock: options.clock ?? systemClock,
+    ...compact({ control: options.control, signal: options.signal, suspend: options.suspend, slot: options.slot }),
+  });
+  /** Takes the drive's end from the link choice that stopped it. */
+  const stopAt = (stop: LinkStop): void => {
+    end = { state: stop.state };
+    endMessage = stop.message;
   };
   /** True when a switch has just chosen the next attempt's link (the loop does not choose again). */
   let linkChosen = false;
   /** The utilization at which the attempt that just ended was switched before its limit, if it was. */
   let switchedEarly: number | undefined;
-  /**
-   * At a turn boundary of an attempt at or over `switchAtUtilization`: why it ends `switched`, when a
-   * switch is left and a later link is free; otherwise undefined (a warning says it stays).
-   */
-  const switchBeforeLimit = async (harness: string, utilization: number): Promise<string | undefined> => {
-    const used = `${harness} reports ${Math.round(utilization * 100)}% of its limit used (switchAtUtilization ${task.switchAtUtilization})`;
-    const next = await linkFrom(progress.chainIndex + 1, false);
-    const switchLeft = progress.switchesMade < task.maxSwitches;
-    if (switchLeft && next.kind === 'link') return `${used}: switching before it runs out`;
-    const why =
-      next.kind === 'link' ? `no switch is left (maxSwitches: ${task.maxSwitches})` : 'no later harness is free';
-    recorder.executor('warning', { message: `${used}, but ${why}: it goes on` });
-    return undefined;
-  };
   try {
     for (;;) {
       let turn = turns.next();
@@ -240,14 +172,23 @@ export async function drive(input: DriveInput, options: DriveOptions): Promise<D
         endMessage = 'completed';
         break;
       }
+      // A switch asked while no attempt ran goes first; it needs no session of the last harness.
+      if (links.switchByHand(progress.attempts.at(-1)?.harness)) {
+        resumeSession = undefined;
+        linkChosen = true;
+      }
       // Resuming the previous attempt's session needs that attempt's harness: no quota choice then.
       if (resumeSession === undefined && !linkChosen) {
-        const chosen = await chooseLink(progress.chainIndex);
-        if (chosen === 'stop') break;
-        progress.chainIndex = chosen;
+        const chosen = await links.choose(progress.chainIndex);
+        if (typeof chosen === 'object') {
+          stopAt(chosen);
+          break;
+        }
+        if (chosen === 'hand') links.switchByHand(progress.attempts.at(-1)?.harness);
+        else progress.chainIndex = chosen;
       }
       linkChosen = false;
-      const spec = task.chain[progress.chainIndex];
+      const spec = progress.chain[progress.chainIndex];
       if (!spec) throw new Error(`chain index ${progress.chainIndex} out of range`);
       const adapter = getAdapter(spec.harness);
       const number = progress.nextNumber++;
@@ -370,8 +311,13 @@ export async function drive(input: DriveInput, options: DriveOptions): Promise<D
           attemptEnd = { result, outcome: 'completed', message: result.message, moreTurns: false };
           break;
         }
+        const asked = options.control?.pendingSwitch();
+        if (asked !== undefined) {
+          attemptEnd = { result, outcome: 'switched', message: switchAskedMessage(asked), moreTurns: false };
+          break;
+        }
         if (!nearLimitNoted && overThreshold(observer.rateLimit, task.switchAtUtilization)) {
-          const early = await switchBeforeLimit(spec.harness, observer.rateLimit?.utilization ?? 1);
+          const early = await links.switchBeforeLimit(spec.harness, observer.rateLimit?.utilization ?? 1);
           if (early !== undefined) {
             attemptEnd = { result, outcome: 'switched', message: early, moreTurns: false };
             switchedEarly = observer.rateLimit?.utilization;
@@ -456,18 +402,28 @@ export async function drive(input: DriveInput, options: DriveOptions): Promise<D
         break;
       }
       if (attemptEnd.moreTurns) continue;
+      if (outcome === 'switched' && options.control?.pendingSwitch() !== undefined) {
+        if (input.deadline <= Date.now()) {
+          end = { state: 'timed_out' };
+          endMessage = `attempt ${number} switched; the deadline has passed`;
+          break;
+        }
+        links.switchByHand(spec.harness, ref);
+        linkChosen = true;
+        continue;
+      }
       const decision = decideAfterAttempt({
         outcome,
         switchOn: task.switchOn,
         chainIndex: progress.chainIndex,
-        chainLength: task.chain.length,
+        chainLength: progress.chain.length,
         switchesMade: progress.switchesMade,
         maxSwitches: task.maxSwitches,
         timeLeftMs: input.deadline - Date.now(),
       });
       // The chain's end after a quota outcome: the next loop looks for a reset to wait for.
       if (decision.kind === 'end' && decision.chainEnd && outcome === 'quota_exhausted') {
-        progress.chainIndex = task.chain.length;
+        progress.chainIndex = progress.chain.length;
         continue;
       }
       if (decision.kind === 'end') {
@@ -476,18 +432,27 @@ export async function drive(input: DriveInput, options: DriveOptions): Promise<D
         break;
       }
       // The switch goes to the link the quota registry allows, so `failover` names the harness that runs.
-      const chosen = await chooseLink(decision.nextIndex);
-      if (chosen === 'stop') break;
+      const chosen = await links.choose(decision.nextIndex);
+      if (typeof chosen === 'object') {
+        stopAt(chosen);
+        break;
+      }
+      if (chosen === 'hand') {
+        links.switchByHand(spec.harness, ref);
+        linkChosen = true;
+        continue;
+      }
       if (chosen !== progress.chainIndex) {
         progress.switchesMade += 1;
         recorder.executor(
           'failover',
           {
             from: spec.harness,
-            to: task.chain[chosen]?.harness ?? '?',
+            to: progress.chain[chosen]?.harness ?? '?',
             reason: outcome,
             switchNumber: progress.switchesMade,
             maxSwitches: task.maxSwitches,
+            toIndex: chosen,
             ...compact({
               utilization: switchedEarly,
               threshold: switchedEarly === undefined ? undefined : task.switchAtUtilization,
@@ -503,6 +468,10 @@ export async function drive(input: DriveInput, options: DriveOptions): Promise<D
     await liveUsage?.stop();
     if (end.state !== 'suspended') {
       const { state } = end;
+      const late = options.control?.takeSwitch();
+      if (late !== undefined) {
+        recorder.executor('warning', { message: `${switchAskedMessage(late)}, but the execution ended first` });
+      }
       writeJsonAtomic(contextFile, context());
       recorder.executor('execution.ended', {
         state,
@@ -519,20 +488,6 @@ export async function drive(input: DriveInput, options: DriveOptions): Promise<D
     }
   }
   return end;
-}
-
-/**
- * Up to 10 s after a reset: executions waiting on the same harness do not all start in the same
- * instant, and a reset time given to the second is not started on a hair early.
- */
-function resetJitterMs(): number {
-  return 1000 + Math.floor(Math.random() * 9000);
-}
-
-/** One signal that aborts when any of `signals` does. */
-function anySignal(...signals: (AbortSignal | undefined)[]): AbortSignal | undefined {
-  const given = signals.filter((signal): signal is AbortSignal => signal !== undefined);
-  return given.length === 0 ? undefined : AbortSignal.any(given);
 }
 
 /** A turn's prompt, with the redelivery prefix when an earlier process was running it. */

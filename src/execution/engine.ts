@@ -25,6 +25,7 @@ import { releaseOwnership } from './owner-file.js';
 import { type Preflight, preflight } from './preflight.js';
 import { Recorder } from './recorder.js';
 import { recoverProgress } from './recover.js';
+import { restoreRemovedWorktree } from './restore-worktree.js';
 import type { RunSlot } from './run-slot.js';
 import { singleTurn, type TurnSource } from './turns.js';
 
@@ -122,7 +123,7 @@ async function carry(
   const log = openEventLog(home.eventsFile(id), { execution: id });
   const recorder = new Recorder(log, id, options.onRecord);
   try {
-    let progress: Progress = freshProgress();
+    let progress: Progress = freshProgress(task);
     let started = Date.parse(record.startedAt ?? record.createdAt);
     let deadline = Date.parse(record.deadline);
     let resumeSession: DriveInput['resumeSession'];
@@ -151,7 +152,8 @@ async function carry(
       const recovered = await recoverProgress(record, task, home, store, recorder);
       progress = recovered.progress;
       if (record.state === 'succeeded') {
-        // Reopened by a follow-up: a new deadline, and the last attempt's session goes on.
+        // Reopened by a follow-up: its worktree back if gc removed it, a new deadline, and the last attempt's session goes on.
+        const worktreeRestored = await restoreRemovedWorktree(home, record);
         deadline = Date.now() + task.timeoutMs;
         const last = progress.attempts.at(-1);
         if (last?.outcome === 'completed' && last.sessionId !== undefined) {
@@ -166,6 +168,7 @@ async function carry(
         recorder.executor('execution.reopened', {
           deadline: new Date(deadline).toISOString(),
           ...(resumeSession !== undefined && { resumedSession: resumeSession.sessionId }),
+          ...(worktreeRestored && { worktreeRestored }),
         });
       } else {
         recorder.executor('execution.resumed', {

@@ -3,9 +3,14 @@
  * on Linux, its start time, so a recycled pid is not mistaken for the owner). The process that
  * creates an execution owns it; a process that carries on an open execution (the service after a
  * restart) claims it first, and may do so only when the named owner is gone. So `harmflow run` in a
- * terminal and a service on the same state directory never drive the same execution twice.
+ * terminal and a service on the same state directory never drive the same execution twice. Within
+ * one process a claim is exclusive too: the service's worktree cleanup, holding an execution while it
+ * removes its worktree, and a follow-up reopening that execution cannot both have it.
  */
 import { linkSync, readFileSync, unlinkSync, writeFileSync } from 'node:fs';
+
+/** The owner files this process holds now (claimed or created, not yet released). */
+const held = new Set<string>();
 
 /** This process's owner line: `<pid> <start time>` (start time `0` where /proc is not available). */
 function ownerLine(pid: number): string | undefined {
@@ -46,10 +51,18 @@ function alive(line: string): boolean {
 
 /**
  * Makes this process the owner of the execution whose owner file is `file`. Returns false when a
- * live process other than this one owns it. Atomic between processes: the file is created by a hard
- * link of a complete temporary file, which fails when one exists.
+ * live process other than this one owns it, or this process already holds it (until it releases
+ * it). Atomic between processes: the file is created by a hard link of a complete temporary file,
+ * which fails when one exists.
  */
 export function claimOwnership(file: string): boolean {
+  if (held.has(file)) return false;
+  const claimed = claim(file);
+  if (claimed) held.add(file);
+  return claimed;
+}
+
+function claim(file: string): boolean {
   const mine = ownerLine(process.pid) ?? `${process.pid} 0`;
   const temp = `${file}.${process.pid}.tmp`;
   writeFileSync(temp, `${mine}\n`);
@@ -79,6 +92,7 @@ export function claimOwnership(file: string): boolean {
 
 /** Gives up ownership, if this process has it. */
 export function releaseOwnership(file: string): void {
+  held.delete(file);
   const mine = ownerLine(process.pid) ?? `${process.pid} 0`;
   if (readOwner(file) === mine) unlinkSync(file);
 }
@@ -88,6 +102,15 @@ export function ownedElsewhere(file: string): boolean {
   const current = readOwner(file);
   if (current === undefined) return false;
   return current !== (ownerLine(process.pid) ?? `${process.pid} 0`) && alive(current);
+}
+
+/**
+ * True when a live process owns the execution, this one included: it is being driven (or, in the
+ * service, about to be), so its workspace is in use.
+ */
+export function ownedByLiveProcess(file: string): boolean {
+  const current = readOwner(file);
+  return current !== undefined && alive(current);
 }
 
 function readOwner(file: string): string | undefined {

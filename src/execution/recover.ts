@@ -22,6 +22,7 @@ import { inspectWorkspace } from '../workspace/inspect.js';
 import { AttemptObserver } from './attempt-observer.js';
 import { type AttemptContext, ExecutionContext } from './context-schema.js';
 import type { Progress } from './drive.js';
+import { replaySwitches } from './hand-switch.js';
 import type { HandledMessage } from './handoff.js';
 import type { Recorder } from './recorder.js';
 
@@ -43,14 +44,18 @@ export async function recoverProgress(
   if (open !== undefined && !attempts.some((attempt) => attempt.number === open.number)) {
     attempts.push(await closeOpenAttempt(open, execution, task, home, store, records, recorder));
   }
-  const switches = records.filter((record) => record.type === 'failover').length;
+  const counted = records.filter(
+    (record) => record.type === 'failover' && (record.data.hand === undefined || task.countManualSwitches),
+  ).length;
+  const { chain, chainIndex } = replaySwitches(task, records);
   const last = rows.at(-1);
   return {
     progress: {
+      chain,
       attempts,
       handled: handledMessages(records),
-      chainIndex: Math.min(switches, task.chain.length - 1),
-      switchesMade: switches,
+      chainIndex,
+      switchesMade: counted,
       nextNumber: (last?.number ?? 0) + 1,
     },
     ...(open !== undefined && { openAttempt: open.number }),

@@ -18,7 +18,7 @@ import { harnessTimeZone } from '../harnesses/wall-time.js';
 import { type InterruptSignal, spawnProcess } from '../proc/spawn.js';
 import { simulatedCommand } from '../simulators/launch.js';
 import type { AttemptObserver } from './attempt-observer.js';
-import type { ExecutionControl } from './control.js';
+import { type ExecutionControl, switchAskedMessage } from './control.js';
 import { GateRecordRelay } from './gate-relay.js';
 import type { AttemptRef, Recorder } from './recorder.js';
 import { StreamGates } from './stream-gates.js';
@@ -167,16 +167,17 @@ export async function runAttempt(input: AttemptInput): Promise<AttemptResult> {
   const onSuspend = () => interrupt(SUSPENDED, 'SIGINT');
   input.signal?.addEventListener('abort', onAbort, { once: true });
   input.suspend?.addEventListener('abort', onSuspend, { once: true });
-  const unwatch = input.control?.watchSwitch(() =>
-    interrupt({ outcome: 'switched', message: 'a switch to the next harness was requested' }),
-  );
+  // The request stays pending: the drive carries it out once the attempt has ended.
+  const unwatch = input.control?.watchSwitch(() => {
+    const asked = input.control?.pendingSwitch();
+    if (asked !== undefined) interrupt({ outcome: 'switched', message: switchAskedMessage(asked) }, 'SIGINT');
+  });
   const exit = await child.exited;
   await relay?.stop();
   clearTimeout(timer);
   input.signal?.removeEventListener('abort', onAbort);
   input.suspend?.removeEventListener('abort', onSuspend);
   unwatch?.();
-  if (interrupted?.outcome === 'switched') input.control?.switchHandled();
 
   const classification: Classification =
     interrupted ??

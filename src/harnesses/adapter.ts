@@ -75,6 +75,11 @@ export interface HarnessAdapter {
   readonly binary: string;
   /** The npm package that installs it (for the "not installed" error). */
   readonly npmPackage: string;
+  /**
+   * The host variables that give the CLI its credentials and endpoint, as its docs name them: what a
+   * link not in the task's chain (a switch by hand) passes through, having no `passEnv` of its own.
+   */
+  readonly credentialEnv: readonly string[];
   command(input: CommandInput): CommandSpec;
   createParser(): LineParser;
   /**

@@ -6,10 +6,12 @@
 import { Hono } from 'hono';
 import type { HomePaths } from '../core/home.js';
 import type { Admission } from '../service/admission.js';
+import { DiskSizes } from '../service/disk-sizes.js';
 import type { Registry } from '../service/registry.js';
 import type { Store } from '../store/store.js';
 import { handleError, handleNotFound } from './errors.js';
 import { admissionRoutes } from './routes/admission.js';
+import { diskRoutes } from './routes/disk.js';
 import { executionRoutes } from './routes/executions.js';
 import { harnessRoutes } from './routes/harnesses.js';
 import { limitBody, requireExecutionId, requireLocalHost, requireLocalOrigin, requireToken } from './security.js';
@@ -22,6 +24,8 @@ export interface AppOptions {
   readonly registry: Registry;
   readonly admission: Admission;
   readonly stop: () => void;
+  /** The cache of tree sizes the disk figures read through; default: one of the app's own. */
+  readonly diskSizes?: DiskSizes;
   /** The bearer token every `/api` request must carry (see loadOrCreateToken). */
   readonly token: string;
   /** The port the service listens on: part of every accepted `Host` and `Origin`. */
@@ -53,7 +57,9 @@ export function createApp(options: AppOptions): Hono {
   app.use('/api/executions/:id', requireExecutionId());
   app.use('/api/executions/:id/*', requireExecutionId());
 
-  app.route('/api/executions', executionRoutes({ home, store, registry: options.registry }));
+  const diskSizes = options.diskSizes ?? new DiskSizes();
+  app.route('/api/executions', executionRoutes({ home, store, registry: options.registry, diskSizes }));
+  app.route('/api/executions', diskRoutes({ home, store, sizes: diskSizes }));
   app.route('/api', admissionRoutes({ admission: options.admission, stop: options.stop }));
   app.route('/api/harnesses', harnessRoutes(options.searchPath ?? process.env.PATH ?? '', store));
   options.mount?.(app);

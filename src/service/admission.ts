@@ -11,6 +11,11 @@
  * says why, for the caller to refuse new submits (503), and queued executions stay queued; running
  * executions keep their slots. When the hold ends, queued executions start as the cap allows.
  *
+ * Disk use: given `stateDisk`, the status also reports the bytes under HARMFLOW_HOME's worktrees and
+ * run directories, and the low-disk reason names them with the way to reclaim them (`harmflow gc`);
+ * `onDiskLow` is called by every measurement that finds free disk below the floor (the service runs
+ * its worktree cleanup).
+ *
  * Measures come from one `HostMeasures` and are taken again on each `acquire()`, each slot release,
  * each `hold()`/`release()`, each `status()`/`refusal()`, and every `recheckMs` while executions
  * wait. Re-measurements run one at a time, in call order, so a slow measurement never overwrites a
@@ -18,6 +23,7 @@
  * shutdown; `close()` is idempotent.
  */
 import { describeError, UsageError } from '../core/errors.js';
+import type { StateDisk } from '../execution/execution-disk.js';
 import type { HostMeasures } from './host.js';
 
 /**
@@ -46,6 +52,10 @@ export interface AdmissionOptions {
   readonly diskFloorBytes?: number;
   /** How often measures are taken again while executions wait. Default DEFAULT_RECHECK_MS. */
   readonly recheckMs?: number;
+  /** The bytes HARMFLOW_HOME's worktrees and run directories take (cached by the caller: it is asked often). */
+  readonly stateDisk?: () => Promise<StateDisk>;
+  /** Called by each measurement that finds free disk below the floor. */
+  readonly onDiskLow?: () => void;
 }
 
 export interface AdmissionStatus {
@@ -65,6 +75,10 @@ export interface AdmissionStatus {
   /** Free bytes under HARMFLOW_HOME; absent when they could not be measured (see `reasons`). */
   readonly diskFreeBytes?: number;
   readonly diskFloorBytes: number;
+  /** Bytes under HARMFLOW_HOME's `worktrees/`; absent without `stateDisk` or when it failed. */
+  readonly worktreesBytes?: number;
+  /** Bytes under HARMFLOW_HOME's `runs/`; absent likewise. */
+  readonly runsBytes?: number;
 }
 
 /** A granted place to run. `release()` gives it back; calling it again does nothing. */
@@ -76,6 +90,8 @@ interface Measures {
   readonly cores: number;
   readonly load1m: number;
   readonly disk: { readonly freeBytes: number } | { readonly error: string };
+  /** What the state directory takes: read only when free disk is below the floor. */
+  readonly stateDisk?: StateDisk;
 }
 
 interface Waiter {
@@ -90,6 +106,8 @@ export class Admission {
   private readonly path: string;
   private readonly maxRunning: number | undefined;
   private readonly diskFloorBytes: number;
+  private readonly stateDisk: (() => Promise<StateDisk>) | undefined;
+  private readonly onDiskLow: (() => void) | undefined;
   private readonly timer: NodeJS.Timeout;
   private readonly waiters: Waiter[] = [];
   private running = 0;
@@ -115,6 +133,8 @@ export class Admission {
     this.path = options.path;
     this.maxRunning = maxRunning;
     this.diskFloorBytes = diskFloorBytes;
+    this.stateDisk = options.stateDisk;
+    this.onDiskLow = options.onDiskLow;
     this.timer = setInterval(() => {
       if (this.waiters.length > 0) void this.recheck();
     }, recheckMs);
@@ -123,7 +143,7 @@ export class Admission {
 
   /** Re-measures, then reports the cap, the counts and whether (and why) admission is held. */
   async status(): Promise<AdmissionStatus> {
-    const measures = await this.measure();
+    const [measures, used] = await Promise.all([this.measure(), this.readStateDisk()]);
     const reasons = this.reasons(measures);
     return {
       cap: this.cap(measures),
@@ -136,6 +156,7 @@ export class Admission {
       reasons,
       ...('freeBytes' in measures.disk && { diskFreeBytes: measures.disk.freeBytes }),
       diskFloorBytes: this.diskFloorBytes,
+      ...(used !== undefined && { worktreesBytes: used.worktreesBytes, runsBytes: used.runsBytes }),
     };
   }
 
@@ -218,10 +239,24 @@ export class Admission {
   private async read(): Promise<Measures> {
     const cores = this.host.cores();
     const load1m = this.host.loadAverage1m();
+    let freeBytes: number;
     try {
-      return { cores, load1m, disk: { freeBytes: await this.host.freeDiskBytes(this.path) } };
+      freeBytes = await this.host.freeDiskBytes(this.path);
     } catch (error) {
       return { cores, load1m, disk: { error: describeError(error) } };
+    }
+    if (freeBytes >= this.diskFloorBytes) return { cores, load1m, disk: { freeBytes } };
+    this.onDiskLow?.();
+    const stateDisk = await this.readStateDisk();
+    return { cores, load1m, disk: { freeBytes }, ...(stateDisk !== undefined && { stateDisk }) };
+  }
+
+  /** What the state directory takes, or undefined (no `stateDisk`, or it failed: then it is left unsaid). */
+  private async readStateDisk(): Promise<StateDisk | undefined> {
+    try {
+      return await this.stateDisk?.();
+    } catch {
+      return undefined;
     }
   }
 
@@ -261,8 +296,13 @@ export class Admission {
     if ('error' in disk) {
       reasons.push(`free disk under HARMFLOW_HOME could not be measured: ${disk.error}`);
     } else if (disk.freeBytes < this.diskFloorBytes) {
+      const used = measures.stateDisk;
+      const reclaim =
+        used === undefined
+          ? ''
+          : ` (worktrees use ${formatBytes(used.worktreesBytes)}, run directories ${formatBytes(used.runsBytes)}: \`harmflow gc\` removes expired clean worktrees)`;
       reasons.push(
-        `free disk ${formatBytes(disk.freeBytes)} under HARMFLOW_HOME is below the ${formatBytes(this.diskFloorBytes)} floor`,
+        `free disk ${formatBytes(disk.freeBytes)} under HARMFLOW_HOME is below the ${formatBytes(this.diskFloorBytes)} floor${reclaim}`,
       );
     }
     return reasons;

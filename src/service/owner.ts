@@ -8,7 +8,7 @@
 import { writeFileSync } from 'node:fs';
 import type { HomePaths } from '../core/home.js';
 import { openEventLog } from '../events/log.js';
-import { ExecutionControl } from '../execution/control.js';
+import { ExecutionControl, type SwitchRequest } from '../execution/control.js';
 import { carryOn, type EngineOptions, type ExecutionResult } from '../execution/engine.js';
 import { releaseOwnership } from '../execution/owner-file.js';
 import { Recorder } from '../execution/recorder.js';
@@ -73,6 +73,12 @@ export class ExecutionOwner {
     if (this.#cancel.signal.aborted || this.#phase === 'done') return;
     this.#record((recorder) => recorder.executor('cancel.requested', { budgetMs }));
     this.#cancel.abort();
+  }
+
+  /** Asks for a switch by hand (recorded as `switch.requested`): at the turn's safepoint, or at once while it waits. */
+  switchTo(request: SwitchRequest): void {
+    this.#record((recorder) => recorder.executor('switch.requested', { ...request }));
+    this.#control.requestSwitch(request);
   }
 
   /** Ends the execution's wait for a quota reset now; false when it is not waiting. */

@@ -11,10 +11,12 @@ import type { HomePaths } from '../core/home.js';
 import { FINAL_STATES, STATES } from '../core/outcome.js';
 import { type Task, taskFromStore } from '../core/task.js';
 import { readEvents } from '../events/log.js';
+import type { SwitchRequest } from '../execution/control.js';
 import { createExecution } from '../execution/create.js';
 import { DEFAULT_INTERRUPT_BUDGET_MS, harnessPath } from '../execution/engine.js';
+import { handLinkOf, specOf } from '../execution/hand-switch.js';
 import { claimOwnership, ownedElsewhere } from '../execution/owner-file.js';
-import { preflight } from '../execution/preflight.js';
+import { checkLink, preflight } from '../execution/preflight.js';
 import type { ExecutionRecord, Store } from '../store/store.js';
 import type { Admission } from './admission.js';
 import { ExecutionOwner, type OwnerDeps } from './owner.js';
@@ -94,7 +96,9 @@ export class Registry {
       throw new ConflictError(`execution ${id} has ended (${record.state})`);
     }
     if (!claimOwnership(home.ownerFile(id))) {
-      throw new ConflictError(`execution ${id} is driven by another process (e.g. \`harmflow run\`), not this service`);
+      throw new ConflictError(
+        `execution ${id} is in use: another process drives it (e.g. \`harmflow run\`), or its worktree is being removed (gc); try again`,
+      );
     }
     const queue = this.#queueOf(record, taskFromStore(stored.definition));
     return sent(this.#adopt(id, queue).send(text));
@@ -122,6 +126,27 @@ export class Registry {
     if (record.state !== 'waiting' || owner === undefined || !owner.resumeNow()) {
       throw new ConflictError(`execution ${id} is ${record.state}, not waiting for a quota reset`);
     }
+    return record;
+  }
+
+  /**
+   * Asks `id` to switch to `request.harness` (and model) now: a running turn is interrupted at its
+   * safepoint, a wait for a quota reset ends at once, and the harness carries on with the handoff.
+   * Throws ConflictError (409) unless it is running or waiting, HarnessNotInstalledError (409) when
+   * that harness cannot start here. Returns its record as it was.
+   */
+  async switch(id: string, request: SwitchRequest): Promise<ExecutionRecord> {
+    const record = await this.#get(id);
+    const owner = this.#owners.get(id);
+    if ((record.state !== 'running' && record.state !== 'waiting') || owner === undefined || !owner.accepting) {
+      throw new ConflictError(`execution ${id} is ${record.state}; only a running or waiting execution can switch`);
+    }
+    const stored = await this.#options.store.getTask(record.taskId);
+    if (stored === undefined) throw new NotFoundError(`execution ${id} has no task record ${record.taskId}`);
+    const task = taskFromStore(stored.definition);
+    const engine = this.#options.engine;
+    checkLink(specOf(task, handLinkOf(task, request)), harnessPath(engine?.extraPath, engine?.hostEnv));
+    owner.switchTo(request);
     return record;
   }
 

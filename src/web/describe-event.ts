@@ -20,7 +20,13 @@ export function describeEvent(record: EventRecord): string {
     case 'quota.exhausted':
       return `${record.harness ?? 'the harness'} is out of quota${text('resetsAt') ? `; resets at ${text('resetsAt')}` : ''}`;
     case 'failover':
-      return `switch ${number('switchNumber') ?? '?'}/${number('maxSwitches') ?? '?'}: ${text('from') ?? '?'} → ${text('to') ?? '?'} (${number('utilization') === undefined ? (text('reason') ?? '?') : `${percent(number('utilization'))} of its limit used, switchAtUtilization ${percent(number('threshold'))}`})`;
+      return clip(
+        `switch ${number('switchNumber') ?? '?'}/${number('maxSwitches') ?? '?'}: ${text('from') ?? '?'} → ${text('to') ?? '?'} (${switchWhy(text, number)})`,
+      );
+    case 'switch.requested':
+      return clip(
+        `${text('by') ?? 'someone'} asks to switch to ${text('harness') ?? '?'}${text('model') ? ` (${text('model')})` : ''}${text('reason') ? `: ${text('reason')}` : ''}`,
+      );
     case 'attempt.ended':
       return clip(
         `attempt ${record.attempt ?? '?'} on ${record.harness ?? '?'} ended: ${text('outcome') ?? '?'}${text('message') ? ` — ${text('message')}` : ''}`,
@@ -46,6 +52,7 @@ export function describeEvent(record: EventRecord): string {
     case 'quota.waiting':
       return `every harness is out of quota: waiting for ${text('harness') ?? '?'}, which resets at ${text('until') ?? '?'}`;
     case 'wait.ended':
+      if (text('reason') === 'switched') return 'a switch by hand ends the wait';
       return text('reason') === 'resumed'
         ? `resumed by hand before the reset: carrying on, on ${text('harness') ?? '?'}`
         : `${text('harness') ?? '?'} has reset: carrying on`;
@@ -81,6 +88,17 @@ function chainOf(chain: unknown): string {
 function clip(line: string): string {
   const flat = line.replace(/\s+/g, ' ').trim();
   return flat.length <= MAX_CHARS ? flat : `${flat.slice(0, MAX_CHARS - 1)}…`;
+}
+
+/** Why a switch happened (a `failover` record): who asked, the utilization past the threshold, or the outcome. */
+function switchWhy(text: (key: string) => string | undefined, number: (key: string) => number | undefined): string {
+  const by = text('requestedBy');
+  if (by !== undefined) return `asked by ${by}${text('note') ? `: ${text('note')}` : ''}`;
+  const utilization = number('utilization');
+  if (utilization !== undefined) {
+    return `${percent(utilization)} of its limit used, switchAtUtilization ${percent(number('threshold'))}`;
+  }
+  return text('reason') ?? '?';
 }
 
 /** `96%`; `?` when unknown. */

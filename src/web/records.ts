@@ -38,11 +38,20 @@ export interface AttemptRecord {
   readonly costUsd?: number;
 }
 
-/** `GET /api/executions?include=attempts` (and `waits`, with `include=attempts,waits`). */
+/** What an execution takes on disk (`include=disk`, `GET /api/executions/:id/disk`). */
+export interface ExecutionDisk {
+  readonly worktreeBytes: number;
+  readonly runBytes: number;
+  /** When `harmflow gc` removed the worktree. */
+  readonly worktreeRemovedAt?: string;
+}
+
+/** `GET /api/executions?include=attempts` (and `waits`, `disk`, with `include=attempts,waits,disk`). */
 export interface ExecutionList {
   readonly executions: readonly ExecutionRecord[];
   readonly attempts: Readonly<Record<string, readonly AttemptRecord[]>>;
   readonly waits?: Readonly<Record<string, Wait>>;
+  readonly disk?: Readonly<Record<string, ExecutionDisk>>;
 }
 
 /** One line of `events.jsonl`. */
@@ -56,14 +65,27 @@ export interface EventRecord {
   readonly data: Readonly<Record<string, unknown>>;
 }
 
-/** A listed execution with its attempts, and the wait it is in when the answer has one, as the list screens show it. */
-export type ExecutionRow = ExecutionRecord & { readonly attemptsList: readonly AttemptRecord[]; readonly wait?: Wait };
+/**
+ * A listed execution with its attempts, the wait it is in and what it takes on disk when the answer
+ * has them, as the list screens show it.
+ */
+export type ExecutionRow = ExecutionRecord & {
+  readonly attemptsList: readonly AttemptRecord[];
+  readonly wait?: Wait;
+  readonly disk?: ExecutionDisk;
+};
 
-/** The list's executions, each with its attempts (none when the answer lists none for it) and its wait. */
+/** The list's executions, each with its attempts (none when the answer lists none for it), its wait and its disk. */
 export function withAttempts(list: ExecutionList): ExecutionRow[] {
   return list.executions.map((execution) => {
     const wait = list.waits?.[execution.id];
-    return { ...execution, attemptsList: list.attempts[execution.id] ?? [], ...(wait !== undefined && { wait }) };
+    const disk = list.disk?.[execution.id];
+    return {
+      ...execution,
+      attemptsList: list.attempts[execution.id] ?? [],
+      ...(wait !== undefined && { wait }),
+      ...(disk !== undefined && { disk }),
+    };
   });
 }
 

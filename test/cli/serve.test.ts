@@ -3,18 +3,22 @@
  * an execution run by `harmflow run` in another process is listed and its events stream to the end.
  */
 import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
-import { writeFileSync } from 'node:fs';
+import { existsSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { stringify } from 'yaml';
+import { endedExecution } from '../execution/ended-execution.js';
 import { type Bench, GIT_IDENTITY, makeBench, simulated } from '../execution/fixture.js';
+import { until } from '../service/bench.js';
 
 const BIN = fileURLToPath(new URL('../../bin/harmflow.js', import.meta.url));
 const TOKEN = 'test-token-0123456789';
 
 let bench: Bench;
 let server: ChildProcess | undefined;
+/** What the running server printed so far. */
+let printed = '';
 beforeEach(() => {
   bench = makeBench();
 });
@@ -28,17 +32,17 @@ async function startServer(home: string, args: readonly string[] = []): Promise<
     env: { PATH: process.env.PATH, HARMFLOW_TOKEN: TOKEN, ...GIT_IDENTITY },
     stdio: ['ignore', 'pipe', 'inherit'],
   });
-  let output = '';
+  printed = '';
   const stdout = server.stdout;
   // Read with 'data' (not for-await, which destroys the pipe when it returns): the service prints
   // again when it stops.
   return new Promise<string>((resolve, reject) => {
     stdout?.on('data', (chunk: Buffer) => {
-      output += String(chunk);
-      const url = /HarmFlow service on (http:\/\/127\.0\.0\.1:\d+)/.exec(output)?.[1];
+      printed += String(chunk);
+      const url = /HarmFlow service on (http:\/\/127\.0\.0\.1:\d+)/.exec(printed)?.[1];
       if (url) resolve(url);
     });
-    server?.once('exit', () => reject(new Error(`serve printed no URL: ${output}`)));
+    server?.once('exit', () => reject(new Error(`serve printed no URL: ${printed}`)));
   });
 }
 
@@ -79,6 +83,41 @@ describe('harmflow serve', () => {
     const ids = [...text.matchAll(/^id: (\d+)$/gm)].map((match) => Number(match[1]));
     expect(ids).toEqual(ids.map((_, index) => index + 1));
     expect(text).toMatch(/"type":"execution\.ended"/);
+  });
+});
+
+describe('the worktree cleanup in the service', () => {
+  it('removes an expired clean worktree at start, says so, and reports the disk used', async () => {
+    const old = await endedExecution({
+      home: bench.home,
+      store: bench.store,
+      repo: bench.repo,
+      taskName: 'old',
+      endedAt: new Date(Date.now() - 3 * 86_400_000),
+    });
+    const url = await startServer(bench.home.root, ['--worktree-retention', '2d', '--disk-floor-gib', '0']);
+    await until(() => printed.includes(`gc: removed the worktree of ${old.id} (old, `));
+    expect(existsSync(old.worktree)).toBe(false);
+
+    const auth = { authorization: `Bearer ${TOKEN}` };
+    const listed = (await (await fetch(`${url}/api/executions?include=disk`, { headers: auth })).json()) as {
+      disk: Record<string, { worktreeBytes: number; runBytes: number; worktreeRemovedAt?: string }>;
+    };
+    expect(listed.disk[old.id]).toMatchObject({ worktreeBytes: 0, worktreeRemovedAt: expect.any(String) });
+    const admission = (await (await fetch(`${url}/api/admission`, { headers: auth })).json()) as Record<
+      string,
+      unknown
+    >;
+    expect(admission).toMatchObject({ worktreesBytes: 0, runsBytes: expect.any(Number) });
+    expect(admission.runsBytes).toBeGreaterThan(0);
+  });
+
+  it('refuses a retention that is not a duration', () => {
+    const result = spawnSync(process.execPath, [BIN, 'serve', '--worktree-retention', 'soon', '--home', bench.dir], {
+      encoding: 'utf8',
+    });
+    expect(result.status).toBe(2);
+    expect(result.stderr).toBe('harmflow: --worktree-retention: not a duration (examples: 7d, 36h, 0): soon\n');
   });
 });
 

@@ -229,6 +229,40 @@ describe('resume', () => {
   });
 });
 
+describe('switch', () => {
+  it('asks the service to switch, saying who asks and why; a bad harness is a usage error that sends nothing', async () => {
+    fake.answer(`POST /api/executions/${ID}/switch`, { status: 202, body: { execution: executionRecord('running') } });
+    const switched = await harmflow(['switch', ID, '--to', 'codex', '--model', 'gpt-5.5', '--reason', 'credit left']);
+    expect(switched.code).toBe(EXIT.ok);
+    expect(switched.stdout).toBe(`${ID} switches to codex (gpt-5.5): the running turn stops at its safepoint\n`);
+    const [request] = fake.requests;
+    expect(request?.path).toBe(`/api/executions/${ID}/switch`);
+    expect(request?.body).toMatchObject({
+      to: 'codex',
+      model: 'gpt-5.5',
+      reason: 'credit left',
+      by: expect.stringMatching(/^cli \(.+\)$/),
+    });
+
+    const unknown = await harmflow(['switch', ID, '--to', 'gpt']);
+    expect(unknown.code).toBe(EXIT.usage);
+    expect(unknown.stderr).toBe(
+      'harmflow: --to: unknown harness "gpt" (known: claude-code, codex, gemini, opencode)\n',
+    );
+    expect(fake.requests).toHaveLength(1);
+
+    fake.answer(
+      `POST /api/executions/${ID}/switch`,
+      apiError(409, 'ConflictError', `execution ${ID} is succeeded; only a running or waiting execution can switch`),
+    );
+    const ended = await harmflow(['switch', ID, '--to', 'gemini']);
+    expect(ended.code).toBe(EXIT.conflict);
+    expect(ended.stderr).toBe(
+      `harmflow: execution ${ID} is succeeded; only a running or waiting execution can switch\n`,
+    );
+  });
+});
+
 describe('cancel', () => {
   it('waits until the execution has ended and prints its final state', async () => {
     fake.answer(`POST /api/executions/${ID}/cancel`, { status: 202, body: { execution: executionRecord('running') } });

@@ -78,6 +78,58 @@ describe('formatRecord for the service records', () => {
       record('cancel.requested', { budgetMs: 2000 }),
       '12:34:56.789  execution        cancel.requested    interrupt budget 2s',
     ],
+    [
+      'a switch asked by hand',
+      record('switch.requested', { harness: 'codex', model: 'gpt-5.5', by: 'cli (alice)', reason: 'credit left' }),
+      '12:34:56.789  execution        switch.requested    cli (alice) asks to switch to codex (gpt-5.5): credit left',
+    ],
+    [
+      'the switch by hand carried out',
+      record(
+        'failover',
+        {
+          from: 'claude-code',
+          to: 'codex',
+          reason: 'switched',
+          switchNumber: 0,
+          maxSwitches: 1,
+          toIndex: 1,
+          hand: { harness: 'codex', model: 'gpt-5.5', like: 1 },
+          requestedBy: 'cli (alice)',
+          note: 'credit left',
+        },
+        1,
+      ),
+      '════════ 12:34:56.789  SWITCH claude-code → codex (gpt-5.5) (asked by cli (alice): credit left; switch 0 of 1) ════════',
+    ],
+    [
+      'a switch before the limit',
+      record(
+        'failover',
+        {
+          from: 'claude-code',
+          to: 'codex',
+          reason: 'switched',
+          switchNumber: 1,
+          maxSwitches: 1,
+          toIndex: 1,
+          utilization: 0.96,
+          threshold: 0.95,
+        },
+        1,
+      ),
+      '════════ 12:34:56.789  SWITCH claude-code → codex (96% of its limit used, switchAtUtilization 95%; switch 1 of 1) ════════',
+    ],
+    [
+      'a near-limit skip',
+      record('harness.skipped', { harness: 'claude-code', utilization: 0.97, threshold: 0.95 }),
+      '12:34:56.789  execution        harness.skipped     claude-code skipped: 97% of its limit used (switchAtUtilization 95%)',
+    ],
+    [
+      'a wait ended by a switch',
+      record('wait.ended', { harness: 'claude-code', reason: 'switched' }),
+      '12:34:56.789  execution        wait.ended          a switch by hand ends the wait',
+    ],
   ];
   for (const [what, input, line] of cases) {
     it(`prints ${what}`, () => {

@@ -107,6 +107,7 @@ describe('schemas/task.schema.json', () => {
       'waitForReset',
       'maxWait',
       'quotaCoolDown',
+      'countManualSwitches',
       'switchAtUtilization',
       'gates',
     ]);

@@ -58,6 +58,7 @@ describe('loadTaskFile', () => {
       },
       waitForReset: false,
       quotaCoolDownMs: 3_600_000,
+      countManualSwitches: false,
     });
   });
 
@@ -85,6 +86,7 @@ describe('loadTaskFile', () => {
         'maxWait: 2h',
         'quotaCoolDown: 20m',
         'switchAtUtilization: 0.95',
+        'countManualSwitches: true',
         'gates:',
         '  commands: { allow: [push-base] }',
         '  custom: [{ name: lint, command: ./gate.sh }]',
@@ -131,6 +133,7 @@ describe('loadTaskFile', () => {
       waitForReset: { maxMs: 2 * 3_600_000 },
       quotaCoolDownMs: 20 * 60_000,
       switchAtUtilization: 0.95,
+      countManualSwitches: true,
     });
   });
 

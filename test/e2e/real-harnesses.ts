@@ -9,6 +9,8 @@ import { delimiter } from 'node:path';
 import type { HarnessName } from '../../src/core/outcome.js';
 import { getAdapter } from '../../src/harnesses/registry.js';
 import { findExecutable } from '../../src/proc/which.js';
+import { connectHarness } from '../../src/simulators/model-api/connect.js';
+import { GIT_IDENTITY } from '../execution/fixture.js';
 
 export const HARNESS_BIN_DIRS = (process.env.HARMFLOW_HARNESS_BIN_DIRS ?? '').split(delimiter).filter(Boolean);
 const REQUIRED = process.env.HARMFLOW_REQUIRE_HARNESSES === '1';
@@ -34,4 +36,24 @@ export function realHarnessesAvailable(needed: readonly HarnessName[]): boolean 
     process.stdout.write(`real-CLI tests skipped (${missing.join(', ')} not installed): ${how}\n`);
   }
   return false;
+}
+
+/**
+ * A task's chain link running the real CLI against the model-API simulator at `url` on `script`:
+ * Claude Code with an OAuth token (a subscription, so limits say when they reset), Codex on a
+ * catalogued model; the git identity passed through.
+ */
+export function realLink(url: string, harness: HarnessName, script: string): Record<string, unknown> {
+  const connection = connectHarness(harness, {
+    url,
+    script,
+    ...(harness === 'claude-code' && { auth: 'oauth' as const }),
+  });
+  return {
+    harness,
+    ...(harness === 'codex' && { model: 'gpt-5.5' }),
+    env: connection.env,
+    args: connection.args,
+    passEnv: Object.keys(GIT_IDENTITY),
+  };
 }

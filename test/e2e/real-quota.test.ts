@@ -11,11 +11,10 @@ import type { HarnessName } from '../../src/core/outcome.js';
 import { readEvents } from '../../src/events/log.js';
 import type { EventRecord } from '../../src/events/schema.js';
 import type { EngineOptions } from '../../src/execution/engine.js';
-import { connectHarness } from '../../src/simulators/model-api/connect.js';
 import { type ModelApi, startModelApi } from '../../src/simulators/model-api/server.js';
-import { type Bench, GIT_IDENTITY, makeBench } from '../execution/fixture.js';
+import { type Bench, makeBench } from '../execution/fixture.js';
 import { HandClock } from '../execution/hand-clock.js';
-import { REAL_PATH, realHarnessesAvailable } from './real-harnesses.js';
+import { REAL_PATH, realHarnessesAvailable, realLink } from './real-harnesses.js';
 
 const enabled = realHarnessesAvailable(['claude-code', 'codex']);
 
@@ -48,20 +47,9 @@ afterEach(async () => {
   await bench?.cleanup();
 });
 
-/** A chain link running the real CLI on `script`; Claude Code with an OAuth token (a subscription). */
+/** A chain link running the real CLI on `script` (real-harnesses.ts). */
 function link(harness: HarnessName, script: string): Record<string, unknown> {
-  const connection = connectHarness(harness, {
-    url: api.url,
-    script,
-    ...(harness === 'claude-code' && { auth: 'oauth' as const }),
-  });
-  return {
-    harness,
-    ...(harness === 'codex' && { model: 'gpt-5.5' }),
-    env: connection.env,
-    args: connection.args,
-    passEnv: Object.keys(GIT_IDENTITY),
-  };
+  return realLink(api.url, harness, script);
 }
 
 function run(fields: Record<string, unknown>, options: Partial<EngineOptions>) {

@@ -9,11 +9,10 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { HarnessName } from '../../src/core/outcome.js';
 import type { EventRecord } from '../../src/events/schema.js';
-import { connectHarness } from '../../src/simulators/model-api/connect.js';
 import { type ModelApi, startModelApi } from '../../src/simulators/model-api/server.js';
 import { GIT_IDENTITY } from '../execution/fixture.js';
 import { makeServiceBench, type ServiceBench } from '../service/bench.js';
-import { REAL_PATH, realHarnessesAvailable } from './real-harnesses.js';
+import { REAL_PATH, realHarnessesAvailable, realLink } from './real-harnesses.js';
 
 const enabled = realHarnessesAvailable(['claude-code', 'codex']);
 
@@ -45,20 +44,9 @@ afterEach(async () => {
   bench = undefined;
 });
 
-/** A chain link running the real CLI on `script`; Claude Code with an OAuth token (a subscription). */
+/** A chain link running the real CLI on `script` (real-harnesses.ts). */
 function link(harness: HarnessName, script: string): Record<string, unknown> {
-  const connection = connectHarness(harness, {
-    url: api.url,
-    script,
-    ...(harness === 'claude-code' && { auth: 'oauth' as const }),
-  });
-  return {
-    harness,
-    ...(harness === 'codex' && { model: 'gpt-5.5' }),
-    env: connection.env,
-    args: connection.args,
-    passEnv: Object.keys(GIT_IDENTITY),
-  };
+  return realLink(api.url, harness, script);
 }
 
 function requestsOf(script: string) {
@@ -108,6 +96,7 @@ describe.skipIf(!enabled)('switching before the limit with the real claude-code 
           reason: 'switched',
           switchNumber: 1,
           maxSwitches: 1,
+          toIndex: 1,
           utilization: 0.96,
           threshold: 0.95,
         },

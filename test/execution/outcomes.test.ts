@@ -104,7 +104,8 @@ describe('ended from outside', () => {
     const result = await bench.run(task, {
       control,
       onRecord: (record) => {
-        if (record.type === 'operation' && record.data.kind === 'commit') control.requestSwitch();
+        if (record.type === 'operation' && record.data.kind === 'commit')
+          control.requestSwitch({ harness: 'codex', by: 'test' });
       },
     });
     expect(result.attempts.map((a) => [a.harness, a.outcome])).toEqual([

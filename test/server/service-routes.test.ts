@@ -195,6 +195,46 @@ describe('POST /api/executions/:id/resume', () => {
   });
 });
 
+describe('POST /api/executions/:id/switch', () => {
+  it('switches a running execution (202) to the harness asked; 400 for a bad body; 409 once it has ended', {
+    timeout: 30_000,
+  }, async () => {
+    const hang = bench.scenario('hang', { steps: [{ say: 'working' }, { end: 'hang' }] });
+    const done = bench.scenario('done', { steps: [{ say: 'done' }, { end: 'complete' }] });
+    const body = taskBody({ harness: simulated('claude-code', hang), fallbacks: [simulated('codex', done)] });
+    const { execution } = (await (await post('/api/executions', { task: body })).json()) as {
+      execution: { id: string };
+    };
+    await expect
+      .poll(async () => (await bench.store.getExecution(execution.id))?.state, { timeout: 20_000 })
+      .toBe('running');
+    await expectError(
+      await post(`/api/executions/${execution.id}/switch`, { to: 'gpt' }),
+      400,
+      'UsageError',
+      /^bad body: to: /,
+    );
+    await expectError(
+      await post(`/api/executions/${execution.id}/switch`, { to: 'codex', extra: 1 }),
+      400,
+      'UsageError',
+      /^bad body: /,
+    );
+    const switched = await post(`/api/executions/${execution.id}/switch`, { to: 'codex', reason: 'stuck' });
+    expect(switched.status).toBe(202);
+    await bench.registry.settled();
+    expect((await bench.store.getExecution(execution.id))?.state).toBe('succeeded');
+    const failover = bench.events(execution.id).find((record) => record.type === 'failover');
+    expect(failover?.data).toMatchObject({ to: 'codex', requestedBy: 'api', note: 'stuck' });
+    await expectError(
+      await post(`/api/executions/${execution.id}/switch`, { to: 'codex' }),
+      409,
+      'ConflictError',
+      /is succeeded; only a running or waiting execution can switch$/,
+    );
+  });
+});
+
 describe('POST /api/stop', () => {
   it('answers 202 and stops the service', async () => {
     const response = await post('/api/stop', {});

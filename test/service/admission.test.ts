@@ -171,6 +171,34 @@ describe('Admission disk floor', () => {
     expect(await subject.status()).toMatchObject({ held: false, reasons: [], running: 1, queued: 0 });
   });
 
+  it('names what worktrees and run directories use, and calls onDiskLow, while free disk is low', async () => {
+    const host = new FakeHost();
+    let lows = 0;
+    const subject = admission(host, {
+      stateDisk: async () => ({ worktreesBytes: 3.1 * GiB, runsBytes: 0.4 * GiB }),
+      onDiskLow: () => {
+        lows += 1;
+      },
+    });
+    expect(await subject.status()).toMatchObject({ held: false, worktreesBytes: 3.1 * GiB, runsBytes: 0.4 * GiB });
+    expect(lows).toBe(0);
+
+    host.free = 1.25 * GiB;
+    expect(await subject.refusal()).toBe(
+      'free disk 1.2 GiB under HARMFLOW_HOME is below the 2 GiB floor (worktrees use 3.1 GiB, run directories 409.6 MiB: `harmflow gc` removes expired clean worktrees)',
+    );
+    expect(lows).toBe(1);
+  });
+
+  it('leaves the disk use unsaid when it cannot be measured', async () => {
+    const host = new FakeHost();
+    host.free = 1.25 * GiB;
+    const subject = admission(host, { stateDisk: () => Promise.reject(new Error('EACCES')) });
+    const status = await subject.status();
+    expect(status.reasons).toEqual(['free disk 1.2 GiB under HARMFLOW_HOME is below the 2 GiB floor']);
+    expect(status).not.toHaveProperty('worktreesBytes');
+  });
+
   it('takes a configured floor', async () => {
     const host = new FakeHost();
     host.free = 600 * 1024 ** 2;

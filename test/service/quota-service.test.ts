@@ -95,6 +95,7 @@ describe('quota scheduling in the service', () => {
         reason: 'switched',
         switchNumber: 1,
         maxSwitches: 1,
+        toIndex: 1,
         utilization: 0.96,
         threshold: 0.95,
       },

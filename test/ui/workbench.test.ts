@@ -6,7 +6,8 @@
  * Transcript and sees it delivered, checks the `?` overlay, finds the execution on History once it
  * ended, and runs at 375 px. A second execution runs out of quota on its only harness and waits for
  * the reset: its row and its detail say for which harness and until when, and "Resume now", after
- * the page asks, carries it on to success. Screenshots of each screen go to a temporary folder, or to
+ * the page asks, carries it on to success. A third is switched by hand from its page to codex, after
+ * the page asks which harness. Screenshots of each screen go to a temporary folder, or to
  * docs/screenshots/ with HARMFLOW_UPDATE_SCREENSHOTS=1 (how the committed ones were taken).
  */
 import { mkdirSync, mkdtempSync } from 'node:fs';
@@ -266,6 +267,58 @@ describe.skipIf(!available)('the Workbench in Chromium', () => {
       .poll(() => page.locator('#timeline [role="option"][data-type="wait.ended"] .summary').textContent())
       .toMatch(/^resumed by hand before the reset/);
     expect(await page.locator('#timeline [role="option"][data-type="attempt.started"]').count()).toBe(2);
+    await page.close();
+  });
+
+  it('switches a running execution to another harness from its page, after asking which', {
+    timeout: 90_000,
+  }, async () => {
+    const slow = bench.scenario('slow-claude', {
+      pace: '1s',
+      steps: Array.from({ length: 30 }, (_, at) => ({ say: `step ${at + 1}` })),
+    });
+    const done = bench.scenario('codex-done', { steps: [{ say: 'Taking over.' }, { end: 'complete' }] });
+    const task = {
+      name: 'switches',
+      repo: bench.repo,
+      baseRef: 'main',
+      prompt: 'Work slowly.',
+      harness: simulated('claude-code', slow),
+      fallbacks: [simulated('codex', done)],
+    };
+    const created = await daemon.api('POST', '/api/executions', { task });
+    expect(created.status).toBe(201);
+    const running = (created.body as { execution: { id: string } }).execution.id;
+
+    const page = await signedIn(`/executions/${running}`);
+    await expect
+      .poll(() => page.locator('#detail-status').textContent(), { timeout: 30_000 })
+      .toMatch(/^running on claude-code/);
+    const button = page.locator('#switch-button');
+    await expect.poll(() => button.isVisible()).toBe(true);
+
+    // `S` asks which harness, offering another than the one running; Escape says no.
+    const dialog = page.locator('#switch-dialog');
+    await page.keyboard.press('S');
+    await expect.poll(() => dialog.isVisible()).toBe(true);
+    expect(await page.locator('#switch-harness').inputValue()).toBe('codex');
+    expect(await page.evaluate('document.activeElement?.id')).toBe('switch-harness');
+    await page.keyboard.press('Escape');
+    await expect.poll(() => dialog.isVisible()).toBe(false);
+
+    // The button, a reason, and Switch: claude-code stops, codex carries on and finishes.
+    await button.click();
+    await expect.poll(() => dialog.isVisible()).toBe(true);
+    await page.locator('#switch-reason').fill('claude-code is too slow today');
+    await page.screenshot({ path: join(SHOTS, 'switch.png') });
+    await page.locator('#switch-yes').click();
+    await expect.poll(() => page.locator('#detail-status').textContent(), { timeout: 30_000 }).toMatch(/^succeeded/);
+    expect(await button.isVisible()).toBe(false);
+    await page.keyboard.press('2');
+    await expect
+      .poll(() => page.locator('#timeline [role="option"][data-type="failover"] .summary').textContent())
+      .toBe('switch 0/1: claude-code → codex (asked by workbench: claude-code is too slow today)');
+    expect(await page.locator('#timeline [role="option"][data-type="switch.requested"]').count()).toBe(1);
     await page.close();
   });
 

@@ -28,6 +28,41 @@ describe('describeEvent', () => {
         }),
       ),
     ).toBe('switch 1/2: claude-code → codex (quota_exhausted)');
+    expect(
+      describeEvent(
+        record('failover', {
+          from: 'claude-code',
+          to: 'gemini',
+          reason: 'switched',
+          switchNumber: 0,
+          maxSwitches: 2,
+          requestedBy: 'workbench',
+          note: 'credit left',
+        }),
+      ),
+    ).toBe('switch 0/2: claude-code → gemini (asked by workbench: credit left)');
+    expect(
+      describeEvent(
+        record('failover', {
+          from: 'claude-code',
+          to: 'codex',
+          reason: 'switched',
+          switchNumber: 1,
+          maxSwitches: 1,
+          utilization: 0.96,
+          threshold: 0.95,
+        }),
+      ),
+    ).toBe('switch 1/1: claude-code → codex (96% of its limit used, switchAtUtilization 95%)');
+    expect(describeEvent(record('switch.requested', { harness: 'gemini', by: 'cli (alice)' }))).toBe(
+      'cli (alice) asks to switch to gemini',
+    );
+    expect(
+      describeEvent(record('harness.skipped', { harness: 'claude-code', utilization: 0.97, threshold: 0.95 })),
+    ).toBe('claude-code skipped: 97% of its limit used (switchAtUtilization 95%)');
+    expect(describeEvent(record('wait.ended', { harness: 'claude-code', reason: 'switched' }))).toBe(
+      'a switch by hand ends the wait',
+    );
     expect(describeEvent(record('attempt.started', { handoff: true, simulated: true }, 'codex', 2))).toBe(
       'attempt 2 on codex, with the handoff (simulated)',
     );

@@ -64,6 +64,8 @@ describe('the keymaps', () => {
   it('bind R to resume on every tab of the detail page, and nowhere else', () => {
     expect(dispatch(DETAIL_PAGE, press('R'))).toBe('execution:resume');
     expect(dispatch(EVENTS_PAGE, press('R'))).toBe('execution:resume');
+    expect(dispatch(DETAIL_PAGE, press('S'))).toBe('execution:switch');
+    expect(dispatch(EVENTS_PAGE, press('S'))).toBe('execution:switch');
     expect(dispatch(DETAIL_PAGE, press('r'))).toBeUndefined();
     expect(dispatch(LIST_PAGE, press('R'))).toBeUndefined();
     expect(dispatch(DETAIL_PAGE, press('R', { inEditable: true }))).toBeUndefined();
@@ -117,9 +119,12 @@ describe('dispatch', () => {
 });
 
 describe('helpSections', () => {
-  it("lists the resume key in the detail page's own section", () => {
+  it("lists the resume and switch keys in the detail page's own section", () => {
     const [section] = helpSections([{ title: 'This execution', keymap: DETAIL_KEYS }]);
-    expect(section?.rows).toEqual([{ keys: 'R', description: 'Resume a waiting execution now (asks first)' }]);
+    expect(section?.rows).toEqual([
+      { keys: 'R', description: 'Resume a waiting execution now (asks first)' },
+      { keys: 'S', description: 'Switch a running or waiting execution to another harness (asks which)' },
+    ]);
   });
 
   it('gives one section per scope, in order, with keys joined readably', () => {

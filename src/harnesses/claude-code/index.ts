@@ -12,6 +12,7 @@ export const claudeCodeAdapter: HarnessAdapter = {
   name: 'claude-code',
   binary: CLAUDE_BINARY,
   npmPackage: '@anthropic-ai/claude-code',
+  credentialEnv: ['ANTHROPIC_API_KEY', 'CLAUDE_CODE_OAUTH_TOKEN', 'ANTHROPIC_BASE_URL'],
   command: claudeCommand,
   createParser: createClaudeParser,
   classify: (input) => classifyClaude(input),

@@ -12,6 +12,7 @@ export const codexAdapter: HarnessAdapter = {
   name: 'codex',
   binary: CODEX_BINARY,
   npmPackage: '@openai/codex',
+  credentialEnv: ['OPENAI_API_KEY'],
   command: codexCommand,
   createParser: createCodexParser,
   classify: (input) => classifyCodex(input),

@@ -14,6 +14,7 @@ export const geminiAdapter: HarnessAdapter = {
   name: 'gemini',
   binary: GEMINI_BINARY,
   npmPackage: '@google/gemini-cli',
+  credentialEnv: ['GEMINI_API_KEY', 'GOOGLE_API_KEY', 'GOOGLE_GEMINI_BASE_URL'],
   command: geminiCommand,
   createParser: createGeminiParser,
   createStderrWatcher: () => createGeminiStderrWatcher(),

@@ -13,6 +13,13 @@ export const opencodeAdapter: HarnessAdapter = {
   name: 'opencode',
   binary: OPENCODE_BINARY,
   npmPackage: 'opencode-ai',
+  credentialEnv: [
+    'OPENCODE_CONFIG',
+    'OPENCODE_CONFIG_CONTENT',
+    'ANTHROPIC_API_KEY',
+    'OPENAI_API_KEY',
+    'GEMINI_API_KEY',
+  ],
   command: opencodeCommand,
   createParser: createOpencodeParser,
   createStderrWatcher: () => createOpencodeStderrWatcher(),

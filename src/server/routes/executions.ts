@@ -1,7 +1,8 @@
 /**
  * Execution routes, mounted at `/api/executions`: submit a task, the list (with each execution's
- * attempts, and what each waiting one waits for, on request), one execution with its attempts, its
- * context.json, the files it changed, follow-up messages, cancel and resume. Ids reach these handlers already checked by `requireExecutionId`;
+ * attempts, what each waiting one waits for, and what each takes on disk, on request), one
+ * execution with its attempts, its context.json, the files it changed, follow-up messages, cancel,
+ * resume and switch. Ids reach these handlers already checked by `requireExecutionId`;
  * bodies and queries are parsed with zod here. Writes go through the Registry, reads straight to the
  * store (and, for the changes, to the worktree through src/workspace).
  */
@@ -11,26 +12,29 @@ import { type Context, Hono } from 'hono';
 import { z } from 'zod';
 import { NotFoundError, TaskFileError, UsageError } from '../../core/errors.js';
 import type { HomePaths } from '../../core/home.js';
-import { type ExecutionState, FINAL_STATES, STATES } from '../../core/outcome.js';
+import { type ExecutionState, FINAL_STATES, HarnessName, STATES } from '../../core/outcome.js';
 import { resolveTask, type Task, TaskFile } from '../../core/task.js';
 import { describeIssue } from '../../core/task-file.js';
 import { type EventData, parseEventRecord } from '../../events/schema.js';
 import { ExecutionContext } from '../../execution/context-schema.js';
+import type { DiskSizes } from '../../service/disk-sizes.js';
 import type { Registry } from '../../service/registry.js';
 import type { AttemptRecord, ExecutionRecord, Store } from '../../store/store.js';
 import { readChanges } from '../../workspace/changes.js';
+import { diskOf } from './disk.js';
 
 const ENDED: readonly ExecutionState[] = STATES.filter((state) => FINAL_STATES.has(state));
 const LIVE: readonly ExecutionState[] = STATES.filter((state) => !FINAL_STATES.has(state));
 
-/** What `include` may ask for, comma-separated: `attempts`, `waits`. */
-const Include = z.enum(['attempts', 'waits']);
+/** What `include` may ask for, comma-separated: `attempts`, `waits`, `disk`. */
+const Include = z.enum(['attempts', 'waits', 'disk']);
 
 const ListQuery = z.object({
   state: z.enum(['live', 'ended']).optional(),
   /**
    * `attempts`: the answer also maps each listed execution's id to its attempts; `waits`: each
-   * listed `waiting` execution's id to what it waits for. Both: `attempts,waits`.
+   * listed `waiting` execution's id to what it waits for; `disk`: each listed execution's id to what
+   * its worktree and run directory take on disk (src/server/routes/disk.ts). Several: `attempts,waits`.
    */
   include: z
     .string()
@@ -52,17 +56,27 @@ const SubmitBody = z.strictObject({ task: z.unknown() });
 export const MAX_MESSAGE_CHARS = 60_000;
 const MessageBody = z.strictObject({ text: z.string().trim().min(1).max(MAX_MESSAGE_CHARS) });
 
+/** `POST /:id/switch`: the harness to carry on with, its model, why, and who asks (default `api`). */
+export const SwitchBody = z.strictObject({
+  to: HarnessName,
+  model: z.string().trim().min(1).max(200).optional(),
+  reason: z.string().trim().min(1).max(500).optional(),
+  by: z.string().trim().min(1).max(100).default('api'),
+});
+
 export interface ExecutionRoutesOptions {
   readonly home: HomePaths;
   readonly store: Store;
   readonly registry: Registry;
+  /** The sizes cache `include=disk` reads through. */
+  readonly diskSizes: DiskSizes;
 }
 
 /**
  * Returns the sub-app serving `POST /`, `GET /`, `GET /:id`, `GET /:id/context`, `GET /:id/changes`,
- * `POST /:id/messages`, `POST /:id/cancel`, `POST /:id/resume`.
+ * `POST /:id/messages`, `POST /:id/cancel`, `POST /:id/resume`, `POST /:id/switch`.
  */
-export function executionRoutes({ home, store, registry }: ExecutionRoutesOptions): Hono {
+export function executionRoutes({ home, store, registry, diskSizes }: ExecutionRoutesOptions): Hono {
   const routes = new Hono();
 
   routes.post('/', async (c) => {
@@ -90,6 +104,15 @@ export function executionRoutes({ home, store, registry }: ExecutionRoutesOption
     return c.json({ execution }, 202);
   });
 
+  routes.post('/:id/switch', async (c) => {
+    const body = SwitchBody.safeParse(await jsonBody(c));
+    if (!body.success) throw new UsageError(`bad body: ${describeIssue(body.error)}`);
+    const { to, model, reason, by } = body.data;
+    const request = { harness: to, by, ...(model !== undefined && { model }), ...(reason !== undefined && { reason }) };
+    const execution = await registry.switch(c.req.param('id'), request);
+    return c.json({ execution }, 202);
+  });
+
   routes.get('/', async (c) => {
     const query = ListQuery.safeParse(c.req.query());
     if (!query.success) throw new UsageError(`bad query: ${z.prettifyError(query.error).replace(/\n/g, ' ')}`);
@@ -102,6 +125,7 @@ export function executionRoutes({ home, store, registry }: ExecutionRoutesOption
       executions,
       ...(include.includes('attempts') && { attempts: await attemptsOf(store, executions) }),
       ...(include.includes('waits') && { waits: await waitsOf(home, executions) }),
+      ...(include.includes('disk') && { disk: await diskOf(home, executions, diskSizes) }),
     });
   });
 

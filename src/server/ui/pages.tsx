@@ -4,8 +4,10 @@
  * frame carries the structure, labels and ARIA roles; its module fills the regions marked with ids
  * (`rows`, `timeline`, …) from the API and keeps them live. The execution id reaches the detail
  * module through `data-execution`, already checked by the route. The detail page also holds the
- * execution's actions (resume a wait, cancel) and the dialog that asks before either.
+ * execution's actions (resume a wait, switch harness, cancel), the dialog that asks before each, and
+ * the one that asks which harness to switch to.
  */
+import { HARNESS_NAMES } from '../../core/outcome.js';
 import { Layout } from './layout.js';
 
 /** A list screen's table: its header row; the module fills `#rows`. */
@@ -31,7 +33,7 @@ export function ExecutionsPage() {
       <p class="muted" id="summary" aria-live="polite" />
       <RowsTable
         label="Running, queued and waiting executions"
-        columns={['Task', 'State', 'Harness', 'Elapsed / timeout', 'Tokens', 'Cost']}
+        columns={['Task', 'State', 'Harness', 'Elapsed / timeout', 'Tokens', 'Cost', 'Disk']}
       />
     </Layout>
   );
@@ -65,7 +67,7 @@ export function HistoryPage() {
       <p class="muted" id="summary" aria-live="polite" />
       <RowsTable
         label="Ended executions, newest first"
-        columns={['Task', 'Outcome', 'Harnesses', 'Switches', 'Duration', 'Cost', 'Ended']}
+        columns={['Task', 'Outcome', 'Harnesses', 'Switches', 'Duration', 'Cost', 'Disk', 'Ended']}
       />
     </Layout>
   );
@@ -89,6 +91,9 @@ export function DetailPage({ execution }: { readonly execution: string }) {
           <p class="wait" id="wait-note" role="status" hidden />
           <button type="button" id="resume-button" aria-keyshortcuts="R" hidden>
             Resume now
+          </button>
+          <button type="button" id="switch-button" aria-keyshortcuts="S" hidden>
+            Switch harness…
           </button>
           <button type="button" id="cancel-button" hidden>
             Cancel
@@ -150,6 +155,37 @@ export function DetailPage({ execution }: { readonly execution: string }) {
               </button>
               <button type="submit" value="yes" id="confirm-yes">
                 Yes
+              </button>
+            </div>
+          </form>
+        </dialog>
+        <dialog id="switch-dialog" aria-labelledby="switch-title">
+          <form method="dialog">
+            <h2 id="switch-title">Switch harness</h2>
+            <p class="muted">
+              The running turn stops at its safepoint; the chosen harness carries on in the same worktree, with the
+              handoff.
+            </p>
+            <label>
+              Harness{' '}
+              <select id="switch-harness" name="harness">
+                {HARNESS_NAMES.map((name) => (
+                  <option value={name}>{name}</option>
+                ))}
+              </select>
+            </label>
+            <label>
+              Model <input id="switch-model" name="model" placeholder="the harness's default" />
+            </label>
+            <label>
+              Why <input id="switch-reason" name="reason" placeholder="for the timeline" />
+            </label>
+            <div class="actions">
+              <button type="submit" value="no" id="switch-no">
+                Not now
+              </button>
+              <button type="submit" value="yes" id="switch-yes">
+                Switch
               </button>
             </div>
           </form>

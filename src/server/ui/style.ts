@@ -71,6 +71,8 @@ kbd { font-family: ui-monospace, monospace; border: 1px solid var(--line); borde
 .actions .wait { margin: 0; flex-basis: 100%; color: var(--warn); font-weight: 600; }
 .state .wait-for { display: block; font-weight: 400; color: var(--muted); }
 dialog .actions { justify-content: flex-end; margin: 1rem 0 0; }
+#switch-dialog label { display: grid; grid-template-columns: 6rem 1fr; align-items: center; gap: .5rem; margin: .5rem 0; }
+#switch-dialog select, #switch-dialog input { font: inherit; padding: .2rem .3rem; min-width: 0; }
 @media (max-width: 640px) {
   main { padding: .6rem; }
   dl.facts { grid-template-columns: minmax(0, 1fr); }

@@ -1,17 +1,22 @@
 /**
  * The detail page's actions on its execution: while it waits for a quota reset, the wait it is in
  * (`waiting for claude-code, which resets at 14:05 (in 59 min)`) and "Resume now"
- * (`POST /api/executions/:id/resume`); while it is not over, "Cancel" (`POST …/cancel`). Each asks
- * first (confirm.ts). What follows — the wait's end, the next attempt, the end — reaches the page
+ * (`POST /api/executions/:id/resume`); while it runs or waits, "Switch harness…"
+ * (`POST …/switch`, the harness chosen in switch-dialog.ts); while it is not over, "Cancel"
+ * (`POST …/cancel`). Each asks first (confirm.ts, switch-dialog.ts). What follows — the wait's end, the next attempt, the end — reaches the page
  * through its event stream, so an answer here only says the request was taken.
  */
 import type { Api } from '../api.js';
 import { describeWait, type Wait } from '../wait.js';
 import { confirmAction } from './confirm.js';
 import { byId } from './el.js';
+import { askSwitch } from './switch-dialog.js';
 
 /** The states an execution can still be canceled in. */
 const OPEN_STATES = new Set(['queued', 'running', 'waiting']);
+
+/** The states an execution can switch harness in. */
+const SWITCHABLE_STATES = new Set(['running', 'waiting']);
 
 export class ExecutionActions {
   readonly #api: Api;
@@ -19,15 +24,19 @@ export class ExecutionActions {
   readonly #note = byId('wait-note');
   readonly #resume = byId<HTMLButtonElement>('resume-button');
   readonly #cancel = byId<HTMLButtonElement>('cancel-button');
+  readonly #switch = byId<HTMLButtonElement>('switch-button');
   readonly #status = byId('action-status');
   #state: string | undefined;
   #wait: Wait | undefined;
+  /** The harness running (or last run) now, as the record says. */
+  harness: string | undefined;
 
   constructor(api: Api, execution: string) {
     this.#api = api;
     this.#execution = execution;
     this.#resume.addEventListener('click', () => void this.resume());
     this.#cancel.addEventListener('click', () => void this.cancel());
+    this.#switch.addEventListener('click', () => void this.switchHarness());
   }
 
   /** The execution's state, as its record says now. */
@@ -54,6 +63,7 @@ export class ExecutionActions {
     this.#note.textContent = wait === undefined ? '' : `${capitalized(describeWait(wait, new Date()))}.`;
     this.#resume.hidden = wait === undefined;
     this.#cancel.hidden = this.#state === undefined || !OPEN_STATES.has(this.#state);
+    this.#switch.hidden = this.#state === undefined || !SWITCHABLE_STATES.has(this.#state);
   }
 
   /** Asks, then ends the wait now; nothing when the execution is not waiting. */
@@ -78,10 +88,19 @@ export class ExecutionActions {
     if (yes) await this.#post('cancel', 'Canceling…', 'Not canceled');
   }
 
-  async #post(action: 'resume' | 'cancel', pending: string, refused: string): Promise<void> {
+  /** Asks which harness, then switches to it; nothing when the execution neither runs nor waits. */
+  async switchHarness(): Promise<void> {
+    if (this.#state === undefined || !SWITCHABLE_STATES.has(this.#state)) return;
+    const choice = await askSwitch(this.harness);
+    if (choice === undefined) return;
+    const { harness, ...rest } = choice;
+    await this.#post('switch', `Switching to ${harness}…`, 'Not switched', { to: harness, by: 'workbench', ...rest });
+  }
+
+  async #post(action: 'resume' | 'cancel' | 'switch', pending: string, refused: string, body?: unknown): Promise<void> {
     this.#status.textContent = pending;
     try {
-      await this.#api.post(`/api/executions/${this.#execution}/${action}`);
+      await this.#api.post(`/api/executions/${this.#execution}/${action}`, body);
     } catch (error) {
       this.#status.textContent = `${refused}: ${(error as Error).message}`;
     }

@@ -4,7 +4,8 @@
  * both the timeline and the transcript, live while the execution runs; an attempt's start or end, a
  * switch or the end reloads the summary. The Transcript's box sends a follow-up into the open
  * session (`POST /api/executions/:id/messages`) and says when the harness has it. Above the tabs,
- * the actions (actions.ts): a waiting execution's wait with "Resume now", and "Cancel"; `R` resumes.
+ * the actions (actions.ts): a waiting execution's wait with "Resume now", "Switch harness…" and
+ * "Cancel"; `R` resumes, `S` switches.
  */
 import { openEventStream } from '../event-stream.js';
 import { DETAIL_KEYS, EVENTS_KEYS, GLOBAL_KEYS } from '../keys/keymap.js';
@@ -46,6 +47,7 @@ async function refreshSummary(): Promise<void> {
   byId('detail-title').textContent = record.taskName;
   byId('detail-status').textContent =
     `${record.state}${record.currentHarness ? ` on ${record.currentHarness}` : ''} · attempt ${record.attemptCount} · ${execution}`;
+  actions.harness = record.currentHarness ?? undefined;
   actions.state = record.state;
   await renderSummary(byId('summary-body'), api, record, attempts);
 }
@@ -91,6 +93,7 @@ installKeys(
     'event:previous-switch': () => timeline.nextSwitch(-1),
     'event:open': () => timeline.open(),
     'execution:resume': () => void actions.resume(),
+    'execution:switch': () => void actions.switchHarness(),
     'filter:focus': () => (tabs.current === 'events' ? filter : byId('send-text')).focus(),
     back: () => location.assign(document.referrer.includes('/history') ? '/history' : '/'),
   },
@@ -139,7 +142,7 @@ openEventStream({
       wait = open;
       actions.wait = wait;
     }
-    if (event.type === 'wait.ended' || event.type === 'execution.ended') actions.settled();
+    if (['wait.ended', 'execution.ended', 'failover'].includes(event.type)) actions.settled();
     if (CHANGES_SUMMARY.has(event.type)) scheduleSummary();
   },
   onError: (error) => {

@@ -3,6 +3,8 @@
  * attributes, children as nodes, strings as text nodes — so nothing from the API is ever parsed as
  * HTML. Plus the small formatters every screen shares.
  */
+import type { ExecutionDisk } from '../records.js';
+
 export type Child = Node | string | null | undefined | false;
 
 export function el<K extends keyof HTMLElementTagNameMap>(
@@ -43,6 +45,29 @@ export function formatTokens(count: number | undefined): string {
   if (count >= 1_000_000) return `${(count / 1_000_000).toFixed(1)}M`;
   if (count >= 1_000) return `${(count / 1_000).toFixed(1)}k`;
   return String(count);
+}
+
+const BYTE_UNITS = ['B', 'KiB', 'MiB', 'GiB', 'TiB'] as const;
+
+/** `512 MiB`, `12.3 GiB`, as the CLI writes them. */
+export function formatBytes(bytes: number): string {
+  let value = bytes;
+  let unit = 0;
+  while (value >= 1024 && unit < BYTE_UNITS.length - 1) {
+    value /= 1024;
+    unit += 1;
+  }
+  return `${unit === 0 || value >= 100 ? Math.round(value) : value.toFixed(1)} ${BYTE_UNITS[unit]}`;
+}
+
+/**
+ * What a list row shows of an execution's disk: worktree and run directory together, marked
+ * `(worktree removed)` once gc removed the worktree; `–` when unknown.
+ */
+export function formatDisk(disk: ExecutionDisk | undefined): string {
+  if (disk === undefined) return '–';
+  const size = formatBytes(disk.worktreeBytes + disk.runBytes);
+  return disk.worktreeRemovedAt === undefined ? size : `${size} (worktree removed)`;
 }
 
 /** `$0.42`; `–` when unknown. */

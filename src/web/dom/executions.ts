@@ -1,13 +1,14 @@
 /**
  * The Executions screen (`/`): every queued, running or waiting execution — task, state (for a
  * waiting one, the harness it waits for and when that resets), the harness it is on and its attempt,
- * elapsed time against its timeout, tokens and cost so far — fetched every 2 s
- * (`GET /api/executions?state=live&include=attempts,waits`), the elapsed column ticking each second.
+ * elapsed time against its timeout, tokens and cost so far, the disk its worktree and run directory
+ * take — fetched every 2 s (`GET /api/executions?state=live&include=attempts,waits,disk`; the service
+ * measures each tree at most every 30 s), the elapsed column ticking each second.
  */
 import { GLOBAL_KEYS, LIST_KEYS } from '../keys/keymap.js';
 import { type ExecutionList, type ExecutionRow, totals, withAttempts } from '../records.js';
 import { resetNote, resetTime } from '../wait.js';
-import { byId, el, formatDuration, formatTokens, formatUsd } from './el.js';
+import { byId, el, formatDisk, formatDuration, formatTokens, formatUsd } from './el.js';
 import { installKeys } from './keyboard.js';
 import { RowList } from './row-list.js';
 import { connect, forgetToken } from './session.js';
@@ -30,7 +31,7 @@ installKeys(
 let latest: readonly ExecutionRow[] = [];
 async function refresh(): Promise<void> {
   try {
-    const answer = (await api.get('/api/executions?state=live&include=attempts,waits')) as ExecutionList;
+    const answer = (await api.get('/api/executions?state=live&include=attempts,waits,disk')) as ExecutionList;
     latest = withAttempts(answer);
     render();
   } catch (error) {
@@ -76,6 +77,7 @@ function rowOf(execution: ExecutionRow): HTMLTableRowElement {
     ),
     el('td', { 'data-label': 'Tokens' }, formatTokens(tokens)),
     el('td', { 'data-label': 'Cost' }, formatUsd(usd)),
+    el('td', { 'data-label': 'Disk' }, formatDisk(execution.disk)),
   );
 }
 

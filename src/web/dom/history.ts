@@ -1,11 +1,13 @@
 /**
  * The History screen (`/history`): ended executions, newest first — outcome, the harnesses it ran on
- * in order, its switches, duration and cost — filtered by outcome, harness and text as you type.
+ * in order, its switches, duration, cost and the disk it still takes (worktree and run directory, or
+ * the run directory alone once gc removed the worktree) — filtered by outcome, harness and text as
+ * you type.
  * Fetched once, and again every 10 s to pick up executions that end meanwhile.
  */
 import { GLOBAL_KEYS, LIST_KEYS } from '../keys/keymap.js';
 import { type ExecutionList, type ExecutionRow, totals, withAttempts } from '../records.js';
-import { byId, el, formatDuration, formatUsd } from './el.js';
+import { byId, el, formatDisk, formatDuration, formatUsd } from './el.js';
 import { installKeys } from './keyboard.js';
 import { RowList } from './row-list.js';
 import { connect } from './session.js';
@@ -31,7 +33,7 @@ installKeys(
 
 let all: readonly ExecutionRow[] = [];
 async function refresh(): Promise<void> {
-  const answer = (await api.get('/api/executions?state=ended&include=attempts')) as ExecutionList;
+  const answer = (await api.get('/api/executions?state=ended&include=attempts,disk')) as ExecutionList;
   all = withAttempts(answer);
   const harnesses = [...new Set(all.flatMap((row) => row.attemptsList.map((attempt) => attempt.harness)))].sort();
   const chosen = harness.value;
@@ -74,6 +76,7 @@ function rowOf(row: ExecutionRow): HTMLTableRowElement {
     el('td', { 'data-label': 'Switches' }, String(switches)),
     el('td', { 'data-label': 'Duration' }, duration),
     el('td', { 'data-label': 'Cost' }, formatUsd(totals(row.attemptsList).usd)),
+    el('td', { 'data-label': 'Disk' }, formatDisk(row.disk)),
     el('td', { 'data-label': 'Ended' }, row.endedAt === undefined ? '–' : new Date(row.endedAt).toLocaleString()),
   );
 }

@@ -1,11 +1,12 @@
 /**
- * The Summary tab: the task and where it works (repository, base, branch, worktree), the chain as it
+ * The Summary tab: the task and where it works (repository, base, branch, worktree, and the disk its
+ * worktree and run directory take, or when gc removed the worktree), the chain as it
  * ran — which attempt ran on which harness and how each ended, with tokens and cost — and the
  * execution's `context.json` as attempts × work items.
  */
 import type { Api } from '../api.js';
-import type { AttemptRecord, ExecutionRecord } from '../records.js';
-import { el, formatDuration, formatTokens, formatUsd } from './el.js';
+import type { AttemptRecord, ExecutionDisk, ExecutionRecord } from '../records.js';
+import { el, formatBytes, formatDuration, formatTokens, formatUsd } from './el.js';
 
 interface Context {
   readonly attempts?: readonly {
@@ -26,6 +27,7 @@ export async function renderSummary(
   execution: ExecutionRecord,
   attempts: readonly AttemptRecord[],
 ): Promise<void> {
+  const [disk, context] = await Promise.all([diskOf(api, execution.id), contextOf(api, execution.id)]);
   const facts: [string, string][] = [
     ['Task', execution.taskName],
     ['State', execution.state + (execution.message ? ` — ${execution.message}` : '')],
@@ -33,6 +35,7 @@ export async function renderSummary(
     ['Base', `${execution.baseRef} (${execution.baseSha.slice(0, 12)})`],
     ['Branch', execution.branch],
     ['Workspace', execution.worktree],
+    ['Disk', disk],
     ['Deadline', new Date(execution.deadline).toLocaleString()],
   ];
   const chain = el(
@@ -84,8 +87,23 @@ export async function renderSummary(
     el('h2', {}, 'Chain'),
     chain,
     el('h2', {}, 'What each attempt did (context.json)'),
-    await contextOf(api, execution.id),
+    context,
   );
+}
+
+/** `worktree 12.3 MiB · run directory 1.2 MiB`, or when gc removed the worktree; the error when unknown. */
+async function diskOf(api: Api, id: string): Promise<string> {
+  let disk: ExecutionDisk;
+  try {
+    disk = (await api.get(`/api/executions/${id}/disk`)) as ExecutionDisk;
+  } catch (error) {
+    return `unknown: ${(error as Error).message}`;
+  }
+  const worktree =
+    disk.worktreeRemovedAt === undefined
+      ? `worktree ${formatBytes(disk.worktreeBytes)}`
+      : `worktree removed on ${new Date(disk.worktreeRemovedAt).toLocaleString()} by gc (the branch keeps its commits)`;
+  return `${worktree} · run directory ${formatBytes(disk.runBytes)}`;
 }
 
 async function contextOf(api: Api, id: string): Promise<HTMLElement> {

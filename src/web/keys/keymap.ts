@@ -32,7 +32,8 @@ export type Action =
   | 'event:last'
   | 'event:next-switch'
   | 'event:previous-switch'
-  | 'execution:resume';
+  | 'execution:resume'
+  | 'execution:switch';
 
 /** One shortcut: any of `keys` triggers `action`; `description` is its line in the help overlay. */
 export type Binding = {
@@ -62,9 +63,14 @@ export const LIST_KEYS: Keymap = [
   { keys: ['G'], action: 'row:last', description: 'Last row' },
 ];
 
-/** Shift+r, like `G` and `N` a capital: it asks before it does anything, and only a waiting execution has it. */
+/** Shift+r and Shift+s, like `G` and `N` capitals: each asks before it does anything. */
 export const DETAIL_KEYS: Keymap = [
   { keys: ['R'], action: 'execution:resume', description: 'Resume a waiting execution now (asks first)' },
+  {
+    keys: ['S'],
+    action: 'execution:switch',
+    description: 'Switch a running or waiting execution to another harness (asks which)',
+  },
 ];
 
 export const EVENTS_KEYS: Keymap = [

@@ -17,6 +17,7 @@
 const SWITCH_TYPES: ReadonlySet<string> = new Set([
   'quota.exhausted',
   'failover',
+  'switch.requested',
   'attempt.started',
   'attempt.ended',
   'harness.skipped',

@@ -1,0 +1,98 @@
+/**
+ * `harmflow gc [--dry-run] [--retention <duration>] [--json]` — removes the worktrees of executions
+ * that ended longer than the retention ago (default 7 days) and hold no unsaved work; lists what was
+ * removed, with its size, and what was kept and why (src/execution/worktree-gc.ts). `--dry-run`
+ * changes nothing and says what would go. The service does the same on its own schedule
+ * (`serve --worktree-retention`).
+ */
+import type { Command } from 'commander';
+import { formatBytes } from '../core/bytes.js';
+import { formatDuration, parseDuration } from '../core/duration.js';
+import { UsageError } from '../core/errors.js';
+import {
+  collectWorktrees,
+  DEFAULT_WORKTREE_RETENTION_MS,
+  type GcEntry,
+  type GcReport,
+} from '../execution/worktree-gc.js';
+import { openHome } from './context-home.js';
+
+const DAY_MS = 86_400_000;
+
+/** A retention as the command line writes one: `7d`, `1h 30m`, `0`. */
+function formatRetention(ms: number): string {
+  if (ms === 0) return '0';
+  return ms % DAY_MS === 0 ? `${ms / DAY_MS}d` : formatDuration(ms);
+}
+
+/** The default retention as the command line writes it (DEFAULT_WORKTREE_RETENTION_MS). */
+export const DEFAULT_RETENTION_TEXT = formatRetention(DEFAULT_WORKTREE_RETENTION_MS);
+
+interface GcOptions {
+  dryRun?: boolean;
+  retention: string;
+  json?: boolean;
+  home?: string;
+}
+
+/** Parses a retention: a duration (`7d`, `36h`) or `0` (expired as soon as ended). */
+export function retention(text: string, option: string): number {
+  if (text.trim() === '0') return 0;
+  const ms = parseDuration(text);
+  if (ms === undefined) throw new UsageError(`${option}: not a duration (examples: 7d, 36h, 0): ${text}`);
+  return ms;
+}
+
+export function registerGc(program: Command): void {
+  program
+    .command('gc')
+    .description("remove ended executions' worktrees after the retention, unless they hold unsaved work")
+    .option('--dry-run', 'change nothing: list what would be removed and what is kept, and why')
+    .option('--retention <duration>', 'keep a worktree this long after its execution ended', DEFAULT_RETENTION_TEXT)
+    .option('--json', 'print the report as JSON')
+    .option('--home <dir>', 'state directory')
+    .action(async (options: GcOptions) => {
+      const retentionMs = retention(options.retention, '--retention');
+      const { home, store } = openHome(options.home);
+      try {
+        const report = await collectWorktrees({
+          home,
+          store,
+          now: Date.now(),
+          retentionMs,
+          dryRun: options.dryRun === true,
+        });
+        const text = options.json ? JSON.stringify(report, null, 2) : formatReport(report).join('\n');
+        process.stdout.write(`${text}\n`);
+      } finally {
+        await store.close();
+      }
+    });
+}
+
+const LABELS: Readonly<Record<GcEntry['action'], string>> = {
+  removed: 'removed',
+  'would-remove': 'would remove',
+  kept: 'kept',
+};
+
+/** The report for people: one line per worktree looked at, then the total. */
+export function formatReport(report: GcReport): string[] {
+  const lines = report.entries.map((entry) => {
+    const size = entry.bytes === undefined ? '?' : formatBytes(entry.bytes);
+    const why = entry.why === undefined ? '' : `  ${entry.why}`;
+    return `${LABELS[entry.action].padEnd(12)}  ${entry.id}  ${size.padStart(9)}  ${entry.taskName}${why}`;
+  });
+  const gone = report.entries.filter((entry) => entry.action !== 'kept').length;
+  const kept = report.entries.length - gone;
+  const waiting = `${report.notExpired} younger than the retention (${formatRetention(report.retentionMs)})`;
+  const verb = report.dryRun ? 'would reclaim' : 'reclaimed';
+  lines.push(
+    `${verb} ${formatBytes(report.reclaimedBytes)} from ${plural(gone, 'worktree')}; ${kept} kept; ${waiting}`,
+  );
+  return lines;
+}
+
+function plural(count: number, noun: string): string {
+  return `${count} ${noun}${count === 1 ? '' : 's'}`;
+}
