@@ -13,16 +13,18 @@
  *
  * Holders. Each open ledger is a **holder** with an id of its own, recorded on every claim it makes;
  * the adapter can tell whether a holder is still open (SQLite: an OS lock the holder's process keeps
- * while it lives). `unknown` is stored when a holder knows it does not know (the effect threw an error
- * that may have come after the provider acted) and **derived** when a claim's holder has ended (a
- * crash, a kill): such a claim is reported as `unknown`, never as `claimed`. So `claimed` always means
- * "being performed right now by a live holder", and nobody else may perform or settle it.
+ * while it lives; PostgreSQL: an advisory lock its database session keeps). `unknown` is stored when
+ * a holder knows it does not know (the effect threw an error that may have come after the provider
+ * acted) and **derived** when a claim's holder has ended (a crash, a kill): such a claim is reported
+ * as `unknown`, never as `claimed`. So `claimed` always means "being performed right now by a live
+ * holder", and nobody else may perform or settle it.
  *
  * The ledger is never garbage-collected: a row per effect ever claimed (≈24,000 a year for 2,000
  * monthly statements) is what stops a statement from going out twice, however old the run.
  *
  * Records are exact: a field never set is absent. Timestamps are ISO 8601 strings. Adapters:
- * sqlite/effect-ledger.ts; every adapter passes test/store/effect-ledger-conformance.ts.
+ * sqlite/effect-ledger.ts and postgres/effect-ledger.ts; every adapter passes
+ * test/store/effect-ledger-conformance.ts.
  */
 import type { Json } from './resume-store.js';
 

@@ -4,8 +4,8 @@
  * output depends on) and never overwritten or deleted by a run, so a rerun reuses every output whose
  * fingerprint it computes again, and reverting a change costs nothing. A run's **items** point at the
  * outputs it used (or record the item's failure). Adapters: sqlite/ (the embedded default, in the
- * same database file as the Store) and, later, postgres/. Every adapter passes
- * test/store/resume-conformance.ts.
+ * same database file as the Store) and postgres/ (in the same PostgreSQL schema as its Store, shared
+ * by several processes). Every adapter passes test/store/resume-conformance.ts.
  *
  * Records are exact: a field never set is absent. Timestamps are ISO 8601 strings. JSON values are
  * passed as parsed values and stored as their JSON text; `digest` is the caller's hash of that text.

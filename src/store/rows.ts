@@ -88,7 +88,7 @@ function withNulls(record: object, columns: Columns): Record<string, unknown> {
 const text = z.string();
 const optionalText = z.string().nullable();
 /** SQLite's 0 or 1, PostgreSQL's boolean. */
-const flag = z.union([z.boolean(), z.union([z.literal(0), z.literal(1)]).transform((bit) => bit === 1)]);
+export const flag = z.union([z.boolean(), z.union([z.literal(0), z.literal(1)]).transform((bit) => bit === 1)]);
 
 const TaskRow = z.object({ id: text, name: text, definition: text, createdAt: text });
 const Definition = z.record(z.string(), z.unknown());

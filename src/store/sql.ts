@@ -1,7 +1,8 @@
 /**
  * SQL statements built from a column list (record key → column name), for every adapter. The SQL is
  * what SQLite and PostgreSQL both speak; only the parameters differ: SQLite binds them by name
- * (`@key`, from a row keyed like the record), PostgreSQL by position (`$n`, from `columnValues`).
+ * (`@key`, from a row keyed like the record) or in order (`?`, from an array), PostgreSQL by position
+ * (`$n`, from `columnValues` or an array in column order).
  */
 
 /** Record key → column name, in table order. */
@@ -12,6 +13,9 @@ export type Parameter = (key: string, position: number) => string;
 
 /** SQLite's named parameters: `@key`. The default of every builder. */
 export const namedParameter: Parameter = (key) => `@${key}`;
+
+/** SQLite's anonymous parameters: `?`, bound from an array in column order. */
+export const orderedParameter: Parameter = () => '?';
 
 /** PostgreSQL's positional parameters: `$n`, bound from `columnValues` of the same columns. */
 export const positionalParameter: Parameter = (_key, position) => `$${position}`;

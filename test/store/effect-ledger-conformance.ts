@@ -1,8 +1,8 @@
 /**
- * The EffectLedger conformance suite: every adapter runs it (sqlite-effect-ledger.test.ts; the
- * PostgreSQL adapter later). `storage` makes a new, empty storage per test; its `open` may be called
- * several times, each call a new ledger — a new holder — over that same storage. The suite closes
- * every ledger it opens (closing one is how a test ends a holder).
+ * The EffectLedger conformance suite: every adapter runs it (sqlite-effect-ledger.test.ts,
+ * postgres-effect-ledger.test.ts). `storage` makes a new, empty storage per test; its `open` may be
+ * called several times, each call a new ledger — a new holder — over that same storage. The suite
+ * closes every ledger it opens (closing one is how a test ends a holder).
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { ConflictError, NotFoundError } from '../../src/core/errors.js';

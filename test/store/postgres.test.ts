@@ -1,10 +1,9 @@
-import pg from 'pg';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { MIGRATIONS_TABLE, SCHEMA_VERSION } from '../../src/store/postgres/migrations.js';
 import { openPostgresStore } from '../../src/store/postgres/postgres-store.js';
 import type { AttemptRecord, QuotaRecord, Store, TaskRecord } from '../../src/store/store.js';
 import { describeStoreConformance } from './conformance.js';
-import { POSTGRES_AVAILABLE, TEST_POSTGRES_URL, uniqueSchemaName } from './postgres.js';
+import { POSTGRES_AVAILABLE, sessionsNamed, TEST_POSTGRES_URL, testSchemas, urlNamed } from './postgres.js';
 import { execution, quota, attempt as storedAttempt, task as storedTask } from './records.js';
 
 /** A definition jsonb stores with its keys in another order, and a token count beyond 32 bits. */
@@ -15,27 +14,7 @@ const task: TaskRecord = {
 const attempt: AttemptRecord = { ...storedAttempt, inputTokens: 3_000_000_000 };
 
 describe.runIf(POSTGRES_AVAILABLE)('PostgreSQL store', () => {
-  /** Runs the tests' own queries (schemas, catalogs); each store has its own pool. */
-  let admin: pg.Pool;
-  /** The schemas this test's stores use, dropped after it. */
-  const schemas: string[] = [];
-
-  beforeAll(() => {
-    admin = new pg.Pool({ connectionString: TEST_POSTGRES_URL, max: 2 });
-  });
-  afterEach(async () => {
-    for (const schema of schemas.splice(0)) await admin.query(`DROP SCHEMA IF EXISTS ${schema} CASCADE`);
-  });
-  afterAll(async () => {
-    await admin.end();
-  });
-
-  /** A schema no store has used yet, dropped after the test. */
-  function newSchema(): string {
-    const schema = uniqueSchemaName();
-    schemas.push(schema);
-    return schema;
-  }
+  const schemas = testSchemas();
 
   /** Runs `test` with `count` stores open on `schema`, then closes them. */
   async function withStores(schema: string, count: number, test: (stores: Store[]) => Promise<void>): Promise<void> {
@@ -51,13 +30,15 @@ describe.runIf(POSTGRES_AVAILABLE)('PostgreSQL store', () => {
     }
   }
 
-  describeStoreConformance('postgres', async () => openPostgresStore(TEST_POSTGRES_URL, { schema: newSchema() }));
+  describeStoreConformance('postgres', async () =>
+    openPostgresStore(TEST_POSTGRES_URL, { schema: schemas.newSchema() }),
+  );
 
   describe('openPostgresStore', () => {
     it('applies the migrations once when several stores open a new schema at once', async () => {
-      const schema = newSchema();
+      const schema = schemas.newSchema();
       await withStores(schema, 4, async ([first, , , last]) => {
-        const applied = await admin.query(`SELECT version FROM ${schema}.${MIGRATIONS_TABLE} ORDER BY version`);
+        const applied = await schemas.admin.query(`SELECT version FROM ${schema}.${MIGRATIONS_TABLE} ORDER BY version`);
         expect(applied.rows.map((row) => row.version)).toEqual(Array.from({ length: SCHEMA_VERSION }, (_, i) => i + 1));
         await first?.insertTask(task);
         expect(await last?.getTask(task.id)).toStrictEqual(task);
@@ -65,7 +46,7 @@ describe.runIf(POSTGRES_AVAILABLE)('PostgreSQL store', () => {
     });
 
     it('keeps its data across close and reopen, and shares it between open stores', async () => {
-      const schema = newSchema();
+      const schema = schemas.newSchema();
       await withStores(schema, 1, async ([first]) => {
         await first?.insertTask(task);
         await first?.insertExecution(execution);
@@ -84,7 +65,7 @@ describe.runIf(POSTGRES_AVAILABLE)('PostgreSQL store', () => {
     });
 
     it('loses no patch when stores patch one execution at once, and keeps the newest quota', async () => {
-      const schema = newSchema();
+      const schema = schemas.newSchema();
       await withStores(schema, 2, async ([a, b]) => {
         if (a === undefined || b === undefined) throw new Error('two stores expected');
         await a.insertTask(task);
@@ -117,26 +98,23 @@ describe.runIf(POSTGRES_AVAILABLE)('PostgreSQL store', () => {
     });
 
     it('closes idempotently: its connections end, and calls after close reject', async () => {
-      const schema = newSchema();
-      const url = new URL(TEST_POSTGRES_URL);
-      url.searchParams.set('application_name', schema);
-      const connections = async () =>
-        (await admin.query('SELECT count(*) AS n FROM pg_stat_activity WHERE application_name = $1', [schema])).rows[0]
-          .n;
-      const store = await openPostgresStore(url.toString(), { schema });
+      const schema = schemas.newSchema();
+      const store = await openPostgresStore(urlNamed(TEST_POSTGRES_URL, schema), { schema });
       await store.insertTask(task);
-      expect(Number(await connections())).toBeGreaterThan(0);
+      expect(await sessionsNamed(schemas.admin, schema)).toBeGreaterThan(0);
       await Promise.all([store.close(), store.close()]);
       await store.close();
       await expect(store.getTask(task.id)).rejects.toThrow();
       await expect(store.updateExecution(execution.id, { message: 'late' })).rejects.toThrow();
-      await expect.poll(async () => Number(await connections()), { timeout: 2000 }).toBe(0);
+      await expect.poll(() => sessionsNamed(schemas.admin, schema), { timeout: 2000 }).toBe(0);
     });
 
     it('refuses a schema written by a newer HarmFlow, naming both versions', async () => {
-      const schema = newSchema();
+      const schema = schemas.newSchema();
       await withStores(schema, 1, async () => {});
-      await admin.query(`INSERT INTO ${schema}.${MIGRATIONS_TABLE} (version) VALUES ($1)`, [SCHEMA_VERSION + 1]);
+      await schemas.admin.query(`INSERT INTO ${schema}.${MIGRATIONS_TABLE} (version) VALUES ($1)`, [
+        SCHEMA_VERSION + 1,
+      ]);
       await expect(openPostgresStore(TEST_POSTGRES_URL, { schema })).rejects.toThrow(
         `schema version ${SCHEMA_VERSION + 1}; this HarmFlow knows versions up to ${SCHEMA_VERSION}`,
       );
@@ -149,19 +127,19 @@ describe.runIf(POSTGRES_AVAILABLE)('PostgreSQL store', () => {
     });
 
     it('rejects when the server does not answer', async () => {
-      await expect(openPostgresStore('postgres://postgres@127.0.0.1:1/test', { schema: newSchema() })).rejects.toThrow(
-        /ECONNREFUSED/,
-      );
+      await expect(
+        openPostgresStore('postgres://postgres@127.0.0.1:1/test', { schema: schemas.newSchema() }),
+      ).rejects.toThrow(/ECONNREFUSED/);
     });
 
     it('refuses rows that break the schema, whoever writes them', async () => {
-      const schema = newSchema();
+      const schema = schemas.newSchema();
       await withStores(schema, 1, async ([store]) => {
         const insert = `INSERT INTO ${schema}.quotas (harness, account, state, utilization, source, attempt, observed_at)
           VALUES ('codex', '', $1, $2, 'rate_limit', $3, '2025-03-01T10:05:00.000Z')`;
-        await expect(admin.query(insert, ['unknown', null, null])).rejects.toThrow(/check constraint/);
-        await expect(admin.query(insert, ['warning', 1.5, null])).rejects.toThrow(/check constraint/);
-        await expect(admin.query(insert, ['ok', null, 0])).rejects.toThrow(/check constraint/);
+        await expect(schemas.admin.query(insert, ['unknown', null, null])).rejects.toThrow(/check constraint/);
+        await expect(schemas.admin.query(insert, ['warning', 1.5, null])).rejects.toThrow(/check constraint/);
+        await expect(schemas.admin.query(insert, ['ok', null, 0])).rejects.toThrow(/check constraint/);
         await expect(store?.putQuota({ ...quota, observedAt: 'not a time' })).rejects.toThrow(/timestamp/);
         await expect(store?.putQuota({ ...quota, state: 'gone' as QuotaRecord['state'] })).rejects.toThrow(
           /check constraint/,

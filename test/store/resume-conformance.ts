@@ -1,7 +1,7 @@
 /**
- * The ResumeStore conformance suite: every adapter runs it (sqlite-resume-store.test.ts; the
- * PostgreSQL adapter later). `open` returns a new, empty store each call; the suite closes each store
- * it opens.
+ * The ResumeStore conformance suite: every adapter runs it (sqlite-resume-store.test.ts,
+ * postgres-resume-store.test.ts). `open` returns a new, empty store each call; the suite closes each
+ * store it opens.
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { NotFoundError } from '../../src/core/errors.js';

@@ -1,8 +1,9 @@
 /**
- * The PostgreSQL schema of the Store, as an ordered list of migrations. Each store lives in one
+ * The PostgreSQL schema of the Store, the ResumeStore and the EffectLedger, as one ordered list of
+ * migrations, as SQLite keeps all three in one file at one version. Their tables live in one
  * PostgreSQL schema (`public` unless told); its table `harmflow_migrations` has one row per migration
- * applied. Opening applies the missing ones in one transaction. Never edit a migration that has
- * shipped: append a new one.
+ * applied. Opening any of the three applies the missing ones in one transaction. Never edit a
+ * migration that has shipped: append a new one.
  */
 import type pg from 'pg';
 import { z } from 'zod';
@@ -88,6 +89,101 @@ export const MIGRATIONS: readonly string[] = [
     observed_at timestamptz NOT NULL,
     PRIMARY KEY (harness, account)
   );
+  `,
+  // The workflow engine's ResumeStore (../resume-store.ts): SQLite's tables at their latest version
+  // (its migrations 2, 4 to 8). Fingerprints, digests and `replaced` are `bytea` of 32 bytes
+  // (../resume-rows.ts converts). Outputs and their components are `text`, not jsonb: they keep the
+  // exact canonical text the engine hashed, any JSON (jsonb refuses a `\u0000` in a string), and are
+  // never parsed by the server. A run's params are jsonb, an object, as a task's definition. Steps and
+  // items collate as "C": run items are listed in code point order. `step_outputs_by_item` finds a
+  // step's outputs for latestOutputs; a done item's fingerprint has no foreign key to `step_outputs`
+  // (a failed item has no output, and pruning old outputs must stay possible).
+  `
+  CREATE TABLE workflow_runs (
+    id text COLLATE "C" PRIMARY KEY,
+    workflow text NOT NULL,
+    params jsonb NOT NULL CHECK (jsonb_typeof(params) = 'object'),
+    state text NOT NULL CHECK (state IN ('running', 'crashed', 'waiting', 'succeeded', 'failed')),
+    message text,
+    module text,
+    created_at timestamptz NOT NULL,
+    updated_at timestamptz NOT NULL
+  );
+  CREATE INDEX workflow_runs_by_created ON workflow_runs (created_at, id);
+  CREATE INDEX workflow_runs_by_workflow ON workflow_runs (workflow, created_at, id);
+
+  CREATE TABLE step_outputs (
+    fingerprint bytea PRIMARY KEY CHECK (octet_length(fingerprint) = 32),
+    workflow text NOT NULL,
+    step text NOT NULL,
+    item text NOT NULL,
+    digest bytea NOT NULL CHECK (octet_length(digest) = 32),
+    output text NOT NULL,
+    components text NOT NULL,
+    duration_ms double precision NOT NULL CHECK (duration_ms >= 0),
+    input_tokens bigint CHECK (input_tokens >= 0),
+    output_tokens bigint CHECK (output_tokens >= 0),
+    created_at timestamptz NOT NULL
+  );
+  CREATE INDEX step_outputs_by_item ON step_outputs (workflow, step, item);
+
+  CREATE TABLE run_items (
+    run text COLLATE "C" NOT NULL REFERENCES workflow_runs (id),
+    step text COLLATE "C" NOT NULL,
+    item text COLLATE "C" NOT NULL,
+    status text NOT NULL CHECK (status IN ('done', 'failed')),
+    fingerprint bytea NOT NULL CHECK (octet_length(fingerprint) = 32),
+    digest bytea CHECK (octet_length(digest) = 32),
+    cached boolean,
+    error text,
+    tries integer NOT NULL CHECK (tries >= 0),
+    updated_at timestamptz NOT NULL,
+    replaced bytea CHECK (replaced IS NULL OR (status = 'done' AND octet_length(replaced) = 32)),
+    PRIMARY KEY (run, step, item),
+    CHECK (
+      (status = 'done' AND digest IS NOT NULL AND cached IS NOT NULL AND error IS NULL)
+      OR (status = 'failed' AND digest IS NULL AND cached IS NULL AND error IS NOT NULL)
+    )
+  );
+
+  CREATE TABLE invalidations (
+    run text COLLATE "C" NOT NULL REFERENCES workflow_runs (id),
+    step text COLLATE "C" NOT NULL,
+    reason text NOT NULL CHECK (length(reason) > 0),
+    at timestamptz NOT NULL,
+    PRIMARY KEY (run, step, at)
+  );
+  `,
+  // The workflow engine's EffectLedger (../effect-ledger.ts), never garbage-collected: SQLite's table
+  // (its migration 3). No foreign key to `workflow_runs`: a key outlives the run that claimed it. Keys
+  // collate as "C" (listed in code point order); a result is jsonb (a small receipt, checked to be
+  // JSON). `holder` names the ledger that claimed it last; whether it still runs is told by its
+  // advisory lock (holder-lock.ts). The CHECK keeps each state's fields, as SQLite's.
+  `
+  CREATE TABLE effects (
+    key text COLLATE "C" PRIMARY KEY CHECK (key <> ''),
+    workflow text NOT NULL,
+    run text NOT NULL,
+    step text NOT NULL,
+    item text NOT NULL,
+    state text NOT NULL CHECK (state IN ('claimed', 'unknown', 'done', 'failed')),
+    holder text NOT NULL,
+    claims integer NOT NULL CHECK (claims >= 1),
+    result jsonb,
+    error text,
+    reason text,
+    settled_by text,
+    created_at timestamptz NOT NULL,
+    updated_at timestamptz NOT NULL,
+    CHECK (
+      (state = 'claimed' AND result IS NULL AND error IS NULL AND reason IS NULL AND settled_by IS NULL)
+      OR (state = 'unknown' AND result IS NULL AND error IS NULL AND reason IS NOT NULL)
+      OR (state = 'done' AND result IS NOT NULL AND error IS NULL AND reason IS NULL)
+      OR (state = 'failed' AND result IS NULL AND error IS NOT NULL AND reason IS NULL)
+    )
+  );
+  CREATE INDEX effects_by_run ON effects (run, key);
+  CREATE INDEX effects_by_state ON effects (state, key);
   `,
 ];
 

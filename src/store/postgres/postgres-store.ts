@@ -5,8 +5,6 @@
  * transaction on a connection of a bounded pool (pool.ts).
  */
 import type pg from 'pg';
-import { z } from 'zod';
-import { EXIT, HarmflowError } from '../../core/errors.js';
 import {
   ATTEMPT_COLUMNS,
   attemptFromRow,
@@ -42,38 +40,17 @@ import type {
   Store,
   TaskRecord,
 } from '../store.js';
-import { migrate } from './migrations.js';
-import { inTransaction, openPool } from './pool.js';
-
-/** A schema name that needs no quoting: lowercase letters, digits and `_`, at most 63 (PostgreSQL's limit). */
-const SchemaName = z.string().regex(/^[a-z_][a-z0-9_]{0,62}$/);
-
-export interface PostgresStoreOptions {
-  /** The PostgreSQL schema that holds the tables, created if missing. Default: `public`. */
-  readonly schema?: string;
-}
+import { inTransaction, queryRows } from './pool.js';
+import { openSchemaPool, type PostgresStoreOptions } from './schema-pool.js';
 
 /**
  * openPostgresStore connects to the database at `url` (a `postgres://` URL) and applies the missing
- * migrations to its schema (migrations.ts: several processes may open it at once). Rejects when the
+ * migrations to its schema (schema-pool.ts: several processes may open it at once). Rejects when the
  * server does not answer within the connect timeout, or the schema name is not a plain lowercase
  * identifier. The caller owns the store and closes it.
  */
 export async function openPostgresStore(url: string, options: PostgresStoreOptions = {}): Promise<Store> {
-  const schema = options.schema ?? 'public';
-  if (!SchemaName.safeParse(schema).success) {
-    throw new HarmflowError(
-      `PostgreSQL schema ${JSON.stringify(schema)} is not a lowercase identifier (a-z, 0-9, _)`,
-      EXIT.usage,
-    );
-  }
-  const pool = openPool(url);
-  try {
-    await migrate(pool, schema);
-  } catch (error) {
-    await pool.end();
-    throw error;
-  }
+  const { pool, schema } = await openSchemaPool(url, options);
   return new PostgresStore(pool, schema);
 }
 
@@ -197,7 +174,7 @@ class PostgresStore implements Store {
   }
 
   async #read(statement: string, values: readonly unknown[] = []): Promise<unknown[]> {
-    return (await this.#pool.query(statement, [...values])).rows;
+    return queryRows(this.#pool, statement, values);
   }
 
   async #write(statement: string, columns: Columns, row: Readonly<Record<string, unknown>>): Promise<void> {

@@ -13,7 +13,7 @@
  */
 import { dirname, join } from 'node:path';
 import type Database from 'better-sqlite3';
-import { ConflictError, NotFoundError, UsageError } from '../../core/errors.js';
+import { NotFoundError } from '../../core/errors.js';
 import { newExecutionId } from '../../core/ids.js';
 import type {
   ClaimResult,
@@ -23,8 +23,9 @@ import type {
   EffectRecord,
   Settlement,
 } from '../effect-ledger.js';
+import { EFFECT_COLUMNS, effectFromRow, effectToRow } from '../effect-rows.js';
+import { checkReclaim, claimedRecord, reclaimed, reported, resolved, settled } from '../effect-transitions.js';
 import { insertSql, selectList, updateSql } from '../sql.js';
-import { EFFECT_COLUMNS, effectFromRow, effectToRow } from './effect-rows.js';
 import { HolderLock, holderIsLive } from './holder-lock.js';
 import { openDatabase } from './open.js';
 
@@ -103,35 +104,23 @@ class SqliteEffectLedger implements EffectLedger {
     );
 
     this.#reclaim = db.transaction((claim: EffectClaim, seen: EffectRecord): ClaimResult => {
-      if (claim.key !== seen.key) throw new UsageError(`reclaim of ${claim.key} given the record of ${seen.key}`);
-      const current = this.#read(claim.key);
-      const free = current.state === 'unknown' || current.state === 'failed';
-      if (!free || current.claims !== seen.claims) return { claimed: false, existing: current };
-      const record = claimed(claim, this.holder, current.claims + 1, current.createdAt);
-      this.#update.run(effectToRow(record));
-      return { claimed: true, record };
+      checkReclaim(claim, seen);
+      const answer = reclaimed(this.#read(claim.key), claim, seen, this.holder);
+      if (answer.claimed) this.#write(answer.record);
+      return answer;
     }).immediate;
 
-    this.#settle = db.transaction((key: string, settlement: Settlement, at: string, by: string | undefined) => {
-      const current = this.#read(key);
-      if (current.state !== 'claimed' || current.holder !== this.holder) {
-        throw new ConflictError(`effect ${key} is ${current.state}, not claimed by this holder`);
-      }
-      return this.#write(current, settlement, at, by);
-    }).immediate;
+    this.#settle = db.transaction((key: string, settlement: Settlement, at: string, by: string | undefined) =>
+      this.#write(settled(this.#read(key), this.holder, settlement, at, by)),
+    ).immediate;
 
-    this.#resolve = db.transaction((key: string, settlement: Settlement, by: string, at: string) => {
-      const current = this.#read(key);
-      if (current.state === 'done') throw new ConflictError(`effect ${key} is done already`);
-      if (current.state === 'claimed') {
-        throw new ConflictError(`effect ${key} is being performed by holder ${current.holder}`);
-      }
-      return this.#write(current, settlement, at, by);
-    }).immediate;
+    this.#resolve = db.transaction((key: string, settlement: Settlement, by: string, at: string) =>
+      this.#write(resolved(this.#read(key), settlement, by, at)),
+    ).immediate;
   }
 
   async claim(claim: EffectClaim): Promise<ClaimResult> {
-    const record = claimed(claim, this.holder, 1, claim.at);
+    const record = claimedRecord(claim, this.holder, 1, claim.at);
     if (this.#insert.run(effectToRow(record)).changes === 1) return { claimed: true, record };
     return { claimed: false, existing: this.#read(claim.key) };
   }
@@ -184,12 +173,7 @@ class SqliteEffectLedger implements EffectLedger {
 
   /** The stored record as reported: a claim whose holder has ended is `unknown`. */
   #report(stored: EffectRecord): EffectRecord {
-    if (stored.state !== 'claimed' || this.#isLive(stored.holder)) return stored;
-    return {
-      ...stored,
-      state: 'unknown',
-      reason: `claimed by holder ${stored.holder}, which ended before recording the outcome`,
-    };
+    return reported(stored, (holder) => this.#isLive(holder));
   }
 
   #isLive(holder: string): boolean {
@@ -200,33 +184,9 @@ class SqliteEffectLedger implements EffectLedger {
     return false;
   }
 
-  /** Writes `current` settled as `settlement`, and returns the new record. */
-  #write(current: EffectRecord, settlement: Settlement, at: string, by: string | undefined): EffectRecord {
-    const fields = {
-      key: current.key,
-      workflow: current.workflow,
-      run: current.run,
-      step: current.step,
-      item: current.item,
-      holder: current.holder,
-      claims: current.claims,
-      ...(by !== undefined && { settledBy: by }),
-      createdAt: current.createdAt,
-      updatedAt: at,
-    };
-    const record: EffectRecord =
-      settlement.state === 'done'
-        ? { ...fields, state: 'done', result: settlement.result }
-        : settlement.state === 'failed'
-          ? { ...fields, state: 'failed', error: settlement.error }
-          : { ...fields, state: 'unknown', reason: settlement.reason };
+  /** Writes `record` over the stored one, and returns it. */
+  #write(record: EffectRecord): EffectRecord {
     this.#update.run(effectToRow(record));
     return record;
   }
-}
-
-/** The record of `claim` taken by `holder`: its `claims`-th claim of a key first claimed at `createdAt`. */
-function claimed(claim: EffectClaim, holder: string, claims: number, createdAt: string): EffectRecord {
-  const { key, workflow, run, step, item } = claim;
-  return { key, workflow, run, step, item, holder, claims, createdAt, updatedAt: claim.at, state: 'claimed' };
 }

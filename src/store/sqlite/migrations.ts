@@ -183,7 +183,7 @@ export const MIGRATIONS: readonly string[] = [
   `
   ALTER TABLE run_items ADD COLUMN replaced TEXT CHECK (replaced IS NULL OR status = 'done');
   `,
-  // Fingerprints, digests and `replaced` become their 32 bytes (resume-rows.ts converts): half the
+  // Fingerprints, digests and `replaced` become their 32 bytes (../resume-rows.ts converts): half the
   // size in every row and in the fingerprint index, whose random-order inserts dirty most of its pages
   // each commit. `step_outputs` drops its json_valid CHECKs (the engine writes JSON.stringify's or
   // canonical JSON) and its index for latestOutputs keeps only (workflow, step, item): the ranking

@@ -6,9 +6,26 @@
  * networked adapter.
  */
 import type Database from 'better-sqlite3';
-import { z } from 'zod';
 import { NotFoundError } from '../../core/errors.js';
-import { applyPatch } from '../patch.js';
+import {
+  type HashSql,
+  INVALIDATION_COLUMNS,
+  insertColumns,
+  invalidationFromRow,
+  OUTPUT_COLUMNS,
+  OUTPUT_CONFLICT,
+  outputParams,
+  outputsBy,
+  patchedRunRow,
+  RUN_COLUMNS,
+  RUN_ITEM_COLUMNS,
+  RUN_ITEM_CONFLICT,
+  runFromRow,
+  runItemFromRow,
+  runItemParams,
+  runToRow,
+  selectColumns,
+} from '../resume-rows.js';
 import type {
   Invalidation,
   ItemCommit,
@@ -18,21 +35,18 @@ import type {
   RunRecord,
   StoredOutput,
 } from '../resume-store.js';
-import { insertSql, selectList, updateSql } from '../sql.js';
+import { insertSql, orderedParameter, selectList, updateSql } from '../sql.js';
 import { openDatabase } from './open.js';
-import {
-  OUTPUT_INSERT,
-  OUTPUT_SELECT,
-  outputFromRow,
-  outputParams,
-  RUN_COLUMNS,
-  RUN_ITEM_SELECT,
-  RUN_ITEM_UPSERT,
-  runFromRow,
-  runItemFromRow,
-  runItemParams,
-  runToRow,
-} from './resume-rows.js';
+
+/**
+ * Hashes as SQLite's BLOBs: `unhex` on write, `lower(hex(…))` on read (`hex(NULL)` is the empty text,
+ * so a column that may be NULL is read through `iif`).
+ */
+const HASHES: HashSql = {
+  fromHex: (value) => `unhex(${value})`,
+  toHex: (column, optional) =>
+    optional ? `iif(${column} IS NULL, NULL, lower(hex(${column})))` : `lower(hex(${column}))`,
+};
 
 /**
  * openSqliteResumeStore opens (creating it, its directory and its tables if needed) the database at
@@ -53,9 +67,6 @@ import {
 export function openSqliteResumeStore(file: string): ResumeStore {
   return new SqliteResumeStore(openDatabase(file, 'NORMAL'));
 }
-
-/** An invalidations row: a file other processes write, so it is parsed. */
-const InvalidationRow = z.object({ run: z.string(), step: z.string(), reason: z.string(), at: z.string() });
 
 class SqliteResumeStore implements ResumeStore {
   readonly #db: Database.Database;
@@ -79,13 +90,14 @@ class SqliteResumeStore implements ResumeStore {
     this.#db = db;
     const runs = `SELECT ${selectList(RUN_COLUMNS)} FROM workflow_runs`;
     const newestFirst = 'ORDER BY created_at DESC, id DESC';
-    const outputs = `SELECT ${OUTPUT_SELECT} FROM step_outputs`;
-    const runItems = `SELECT ${RUN_ITEM_SELECT} FROM run_items`;
+    const outputSelect = selectColumns(OUTPUT_COLUMNS, HASHES);
+    const outputs = `SELECT ${outputSelect} FROM step_outputs`;
+    const runItems = `SELECT ${selectColumns(RUN_ITEM_COLUMNS, HASHES)} FROM run_items`;
     this.#insertRun = db.prepare(insertSql('workflow_runs', RUN_COLUMNS));
     this.#getRun = db.prepare(`${runs} WHERE id = ?`);
-    this.#insertInvalidation = db.prepare('INSERT INTO invalidations (run, step, reason, at) VALUES (?, ?, ?, ?)');
+    this.#insertInvalidation = db.prepare(insertSql('invalidations', INVALIDATION_COLUMNS));
     this.#listInvalidations = db.prepare(
-      'SELECT run, step, reason, at FROM invalidations WHERE run = ? ORDER BY at, step',
+      `SELECT ${selectList(INVALIDATION_COLUMNS)} FROM invalidations WHERE run = ? ORDER BY at, step`,
     );
     this.#updateRun = db.prepare(updateSql('workflow_runs', RUN_COLUMNS, ['id']));
     this.#listRuns = db.prepare(`${runs} ${newestFirst}`);
@@ -95,7 +107,7 @@ class SqliteResumeStore implements ResumeStore {
     // builds a list first). Text that is not hex unhexes to NULL, which matches nothing; a fingerprint
     // asked twice gives its row twice, and the map keeps one.
     this.#getOutputs = db.prepare(
-      `SELECT ${OUTPUT_SELECT} FROM json_each(?) AS asked CROSS JOIN step_outputs ON fingerprint = unhex(asked.value)`,
+      `SELECT ${outputSelect} FROM json_each(?) AS asked CROSS JOIN step_outputs ON fingerprint = unhex(asked.value)`,
     );
     // Ranks the step's outputs of each item (step_outputs_by_item finds them), then reads the winners.
     this.#latestOutputs = db.prepare(
@@ -106,17 +118,19 @@ class SqliteResumeStore implements ResumeStore {
        )
        ${outputs} JOIN ranked ON step_outputs.rowid = winner WHERE rank = 1`,
     );
-    this.#insertOutput = db.prepare(`${OUTPUT_INSERT} ON CONFLICT (fingerprint) DO NOTHING`);
-    this.#upsertRunItem = db.prepare(RUN_ITEM_UPSERT);
+    this.#insertOutput = db.prepare(
+      `${insertColumns('step_outputs', OUTPUT_COLUMNS, HASHES, orderedParameter)} ${OUTPUT_CONFLICT}`,
+    );
+    this.#upsertRunItem = db.prepare(
+      `${insertColumns('run_items', RUN_ITEM_COLUMNS, HASHES, orderedParameter)} ${RUN_ITEM_CONFLICT}`,
+    );
     this.#listRunItems = db.prepare(`${runItems} WHERE run = ? ORDER BY step, item`);
     this.#listStepItems = db.prepare(`${runItems} WHERE run = ? AND step = ? ORDER BY item`);
 
     // IMMEDIATE transactions take the write lock first, so a writer in another process cannot slip in
     // between what they read (the run) and what they write.
     this.#patchRun = db.transaction((id: string, patch: RunPatch) => {
-      const row = this.#getRun.get(id);
-      if (row === undefined) throw new NotFoundError(`no workflow run ${id}`);
-      this.#updateRun.run(runToRow(applyPatch(runFromRow(row), patch)));
+      this.#updateRun.run(patchedRunRow(id, this.#getRun.get(id), patch));
     }).immediate;
     this.#commit = db.transaction((commits: readonly ItemCommit[]) => {
       const known = new Set<string>();
@@ -150,21 +164,11 @@ class SqliteResumeStore implements ResumeStore {
   }
 
   async getOutputs(fingerprints: readonly string[]): Promise<Map<string, StoredOutput>> {
-    const found = new Map<string, StoredOutput>();
-    for (const row of this.#getOutputs.all(JSON.stringify(fingerprints))) {
-      const output = outputFromRow(row);
-      found.set(output.fingerprint, output);
-    }
-    return found;
+    return outputsBy('fingerprint', this.#getOutputs.all(JSON.stringify(fingerprints)));
   }
 
   async latestOutputs(workflow: string, step: string): Promise<Map<string, StoredOutput>> {
-    const latest = new Map<string, StoredOutput>();
-    for (const row of this.#latestOutputs.all(workflow, step)) {
-      const output = outputFromRow(row);
-      latest.set(output.item, output);
-    }
-    return latest;
+    return outputsBy('item', this.#latestOutputs.all(workflow, step));
   }
 
   async commitItems(commits: readonly ItemCommit[]): Promise<void> {
@@ -174,11 +178,11 @@ class SqliteResumeStore implements ResumeStore {
   async invalidate(invalidation: Invalidation): Promise<void> {
     if (this.#getRun.get(invalidation.run) === undefined)
       throw new NotFoundError(`no workflow run ${invalidation.run}`);
-    this.#insertInvalidation.run(invalidation.run, invalidation.step, invalidation.reason, invalidation.at);
+    this.#insertInvalidation.run(invalidation);
   }
 
   async listInvalidations(run: string): Promise<Invalidation[]> {
-    return this.#listInvalidations.all(run).map((row) => InvalidationRow.parse(row));
+    return this.#listInvalidations.all(run).map(invalidationFromRow);
   }
 
   async listRunItems(run: string, step?: string): Promise<RunItem[]> {

@@ -1,55 +1,79 @@
 /**
- * The mapping between ResumeStore records and SQLite rows (tables `workflow_runs`, `step_outputs`,
- * `run_items`): one column list per table (record key → column), the hot statements' SQL built from
- * them, and the conversions both ways. Rows are parsed with zod, as in rows.ts: the database is a
- * file other processes write. JSON columns hold the text the writer made (`JSON.stringify`, or the
- * canonical text the engine hashed), so reading an output back needs only `JSON.parse` (a run's
- * params are also parsed as the object they must be).
+ * The mapping between ResumeStore records and table rows (`workflow_runs`, `step_outputs`,
+ * `run_items`, `invalidations`), for every adapter: one column list per table (record key → column),
+ * the SQL those lists give in each dialect, and the conversions both ways. Rows are parsed with zod,
+ * as in rows.ts: the database is shared with other processes. JSON columns hold the text the writer
+ * made (`JSON.stringify`, or the canonical text the engine hashed), so reading an output back needs
+ * only `JSON.parse` (a run's params are also parsed as the object they must be). Both adapters bind
+ * the parameters built here in column order and return rows of these shapes: times as ISO 8601 text,
+ * JSON as its text, a flag as SQLite's 0 or 1 or PostgreSQL's boolean (bound as 0 or 1).
  *
  * Fingerprints, digests and `replaced` are SHA-256 hashes: the port holds them as 64 lowercase hex
- * characters, the tables as their 32 bytes (BLOB, half the size in the rows and the random-order
- * fingerprint index). The statements convert: `unhex(?)` on write, `lower(hex(…))` on read. Text
- * that is not hex unhexes to NULL, which the NOT NULL and CHECK constraints refuse, as they refuse
- * hex of another length than 32 bytes; only `replaced`, which may be NULL, is checked here first.
+ * characters, the tables as their 32 bytes (half the size in the rows and the random-order
+ * fingerprint index). The parameters built here are checked to be that hex (anything else is refused
+ * before it reaches the database, so a commit with it commits nothing), and the statements convert
+ * (HashSql: SQLite's `unhex`/`hex`, PostgreSQL's `decode`/`encode`).
  */
 import { z } from 'zod';
-import { EXIT, HarmflowError } from '../../core/errors.js';
-import type { ItemCommit, Json, RunItem, RunRecord, StoredOutput } from '../resume-store.js';
+import { EXIT, HarmflowError, NotFoundError } from '../core/errors.js';
+import { applyPatch } from './patch.js';
+import type { Invalidation, ItemCommit, Json, RunItem, RunPatch, RunRecord, StoredOutput } from './resume-store.js';
+import { flag } from './rows.js';
+import type { Parameter } from './sql.js';
 
 /** A record key and its column; `hash`: a SHA-256 stored as bytes (`optional`: it may be NULL). */
-interface Column {
+export interface Column {
   readonly key: string;
   readonly column: string;
   readonly hash?: 'required' | 'optional';
 }
 
-/** `column AS key, …`, hashes read back as lowercase hex (a NULL one as NULL). */
-function selectColumns(columns: readonly Column[]): string {
+/** How a dialect's SQL turns a hash's hex text into its bytes and back. */
+export interface HashSql {
+  /** The bytes of the hex text `value` (a parameter or a column). */
+  readonly fromHex: (value: string) => string;
+  /** The lowercase hex of `column`; NULL for NULL when `optional`. */
+  readonly toHex: (column: string, optional: boolean) => string;
+}
+
+/** `column AS "key", …`, hashes read back as lowercase hex. */
+export function selectColumns(columns: readonly Column[], hashes: HashSql): string {
   return columns
     .map(({ key, column, hash }) => {
-      if (hash === undefined) return `${column} AS ${key}`;
-      const hex = `lower(hex(${column}))`;
-      return `${hash === 'required' ? hex : `iif(${column} IS NULL, NULL, ${hex})`} AS ${key}`;
+      const value = hash === undefined ? column : hashes.toHex(column, hash === 'optional');
+      return `${value} AS "${key}"`;
     })
     .join(', ');
 }
 
-/** `INSERT INTO table (columns) VALUES (?, unhex(?), …)`: positional parameters, in the columns' order. */
-function insertColumns(table: string, columns: readonly Column[]): string {
+/** `INSERT INTO table (columns) VALUES (…)`: parameters in the columns' order, hashes converted. */
+export function insertColumns(
+  table: string,
+  columns: readonly Column[],
+  hashes: HashSql,
+  parameter: Parameter,
+): string {
   const names = columns.map(({ column }) => column).join(', ');
-  const values = columns.map(({ hash }) => (hash === undefined ? '?' : 'unhex(?)')).join(', ');
+  const values = columns
+    .map(({ key, hash }, index) => {
+      const value = parameter(key, index + 1);
+      return hash === undefined ? value : hashes.fromHex(value);
+    })
+    .join(', ');
   return `INSERT INTO ${table} (${names}) VALUES (${values})`;
 }
 
 const SHA256_HEX = /^[0-9a-f]{64}$/;
 
-/** A replaced fingerprint, checked: `unhex` would turn text that is not hex into a NULL the column allows. */
-function replacedParam(value: string): string {
-  if (!SHA256_HEX.test(value)) {
-    throw new HarmflowError(
-      `replaced fingerprint ${JSON.stringify(value)} is not a SHA-256 hash in hex`,
-      EXIT.internal,
-    );
+/** True for text that is a SHA-256 hash as the port passes it: 64 lowercase hex characters. */
+export function isSha256Hex(value: string): boolean {
+  return SHA256_HEX.test(value);
+}
+
+/** A hash parameter, checked: what is not 64 lowercase hex characters is refused, naming `what`. */
+function hashParam(what: string, value: string): string {
+  if (!isSha256Hex(value)) {
+    throw new HarmflowError(`${what} ${JSON.stringify(value)} is not a SHA-256 hash in hex`, EXIT.internal);
   }
   return value;
 }
@@ -65,7 +89,8 @@ export const RUN_COLUMNS = {
   updatedAt: 'updated_at',
 } as const;
 
-const OUTPUT_COLUMNS: readonly Column[] = [
+/** The columns of `step_outputs`, in the order of outputParams. */
+export const OUTPUT_COLUMNS: readonly Column[] = [
   { key: 'fingerprint', column: 'fingerprint', hash: 'required' },
   { key: 'workflow', column: 'workflow' },
   { key: 'step', column: 'step' },
@@ -79,12 +104,11 @@ const OUTPUT_COLUMNS: readonly Column[] = [
   { key: 'createdAt', column: 'created_at' },
 ];
 
-/** The select list of a step_outputs row, keyed like the record. */
-export const OUTPUT_SELECT = selectColumns(OUTPUT_COLUMNS);
-/** Inserts an output: parameters as outputParams gives them. */
-export const OUTPUT_INSERT = insertColumns('step_outputs', OUTPUT_COLUMNS);
+/** Ends an output's INSERT: an output stored already under its fingerprint is kept as it is. */
+export const OUTPUT_CONFLICT = 'ON CONFLICT (fingerprint) DO NOTHING';
 
-const RUN_ITEM_COLUMNS: readonly Column[] = [
+/** The columns of `run_items`, in the order of runItemParams; the key (run, step, item) first. */
+export const RUN_ITEM_COLUMNS: readonly Column[] = [
   { key: 'run', column: 'run' },
   { key: 'step', column: 'step' },
   { key: 'item', column: 'item' },
@@ -98,14 +122,13 @@ const RUN_ITEM_COLUMNS: readonly Column[] = [
   { key: 'updatedAt', column: 'updated_at' },
 ];
 
-/** The select list of a run_items row, keyed like the record. */
-export const RUN_ITEM_SELECT = selectColumns(RUN_ITEM_COLUMNS);
-/** Every column but the key (run, step, item), set from the row an upsert brings. */
-const RUN_ITEM_UPDATE = RUN_ITEM_COLUMNS.slice(3)
+/** Ends a run item's INSERT as an upsert by (run, step, item) that replaces every other column. */
+export const RUN_ITEM_CONFLICT = `ON CONFLICT (run, step, item) DO UPDATE SET ${RUN_ITEM_COLUMNS.slice(3)
   .map(({ column }) => `${column} = excluded.${column}`)
-  .join(', ');
-/** Upserts a run item by (run, step, item), replacing every other column: parameters as runItemParams gives them. */
-export const RUN_ITEM_UPSERT = `${insertColumns('run_items', RUN_ITEM_COLUMNS)} ON CONFLICT (run, step, item) DO UPDATE SET ${RUN_ITEM_UPDATE}`;
+  .join(', ')}`;
+
+/** The columns of `invalidations`, keyed like the record. */
+export const INVALIDATION_COLUMNS = { run: 'run', step: 'step', reason: 'reason', at: 'at' } as const;
 
 const text = z.string();
 const optionalText = z.string().nullable();
@@ -146,6 +169,12 @@ export function runToRow(run: RunRecord): Record<string, unknown> {
   };
 }
 
+/** The row of run `id` after `patch`, from its stored row (`undefined`: there is none, and this throws NotFoundError). */
+export function patchedRunRow(id: string, stored: unknown, patch: RunPatch): Record<string, unknown> {
+  if (stored === undefined) throw new NotFoundError(`no workflow run ${id}`);
+  return runToRow(applyPatch(runFromRow(stored), patch));
+}
+
 const OutputRow = z.object({
   fingerprint: text,
   workflow: text,
@@ -180,17 +209,27 @@ export function outputFromRow(raw: unknown): StoredOutput {
   };
 }
 
+/** The outputs of `rows`, keyed by their fingerprint or their item (of two with one key, the last). */
+export function outputsBy(key: 'fingerprint' | 'item', rows: Iterable<unknown>): Map<string, StoredOutput> {
+  const outputs = new Map<string, StoredOutput>();
+  for (const row of rows) {
+    const output = outputFromRow(row);
+    outputs.set(output[key], output);
+  }
+  return outputs;
+}
+
 /**
  * The INSERT parameters of an output, in OUTPUT_COLUMNS' order. The JSON texts are the commit's
  * `texts` when it has them (the caller made them already), else `JSON.stringify`'s.
  */
 export function outputParams(output: StoredOutput, texts: ItemCommit['texts']): unknown[] {
   return [
-    output.fingerprint,
+    hashParam('fingerprint', output.fingerprint),
     output.workflow,
     output.step,
     output.item,
-    output.digest,
+    hashParam('digest', output.digest),
     texts?.output ?? JSON.stringify(output.output),
     texts?.components ?? JSON.stringify(output.components),
     output.measured.durationMs,
@@ -208,7 +247,7 @@ const RunItemRow = z.discriminatedUnion('status', [
     status: z.literal('done'),
     fingerprint: text,
     digest: text,
-    cached: z.union([z.literal(0), z.literal(1)]).transform((flag) => flag === 1),
+    cached: flag,
     replaced: optionalText,
     error: z.null(),
     tries: z.int(),
@@ -248,6 +287,12 @@ export function runItemFromRow(raw: unknown): RunItem {
     : { run, step, item, status: 'failed', fingerprint, error: row.error, tries, updatedAt };
 }
 
+const InvalidationRow = z.object({ run: text, step: text, reason: text, at: text });
+
+export function invalidationFromRow(row: unknown): Invalidation {
+  return InvalidationRow.parse(row);
+}
+
 /**
  * The upsert parameters of a run item, in RUN_ITEM_COLUMNS' order: every column, those the item's
  * status lacks NULL (a CHECK keeps them so).
@@ -259,7 +304,7 @@ export function runItemParams(item: RunItem): unknown[] {
       item.step,
       item.item,
       'failed',
-      item.fingerprint,
+      hashParam('fingerprint', item.fingerprint),
       null,
       null,
       null,
@@ -273,10 +318,10 @@ export function runItemParams(item: RunItem): unknown[] {
     item.step,
     item.item,
     'done',
-    item.fingerprint,
-    item.digest,
+    hashParam('fingerprint', item.fingerprint),
+    hashParam('digest', item.digest),
     item.cached ? 1 : 0,
-    item.replaced === undefined ? null : replacedParam(item.replaced),
+    item.replaced === undefined ? null : hashParam('replaced fingerprint', item.replaced),
     null,
     item.tries,
     item.updatedAt,

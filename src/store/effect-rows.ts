@@ -1,12 +1,13 @@
 /**
- * The mapping between EffectLedger records and rows of the `effects` table (migration 3): the column
- * list (record key → column) and the conversions both ways. Rows are parsed with zod, as in rows.ts:
- * the database is a file other processes write. A row holds the state as stored; whether a `claimed`
- * row's holder still runs is the adapter's to judge (effect-ledger.ts).
+ * The mapping between EffectLedger records and rows of the `effects` table, for every adapter: the
+ * column list (record key → column) and the conversions both ways. Rows are parsed with zod, as in
+ * rows.ts: the database is shared with other processes. Both adapters return rows of these shapes
+ * (times as ISO 8601 text, the result as its JSON text). A row holds the state as stored; whether a
+ * `claimed` row's holder still runs is the adapter's to judge (effect-transitions.ts, `reported`).
  */
 import { z } from 'zod';
-import type { EffectRecord } from '../effect-ledger.js';
-import type { Json } from '../resume-store.js';
+import type { EffectRecord } from './effect-ledger.js';
+import type { Json } from './resume-store.js';
 
 export const EFFECT_COLUMNS = {
   key: 'key',
