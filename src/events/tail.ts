@@ -4,6 +4,7 @@ import { type FileHandle, open } from 'node:fs/promises';
 import { resolve as resolvePath } from 'node:path';
 import { type InvalidLineHandler, LOG_START, type LogPosition, type RecordBatch, RecordDecoder } from './decode.js';
 import type { EventRecord } from './schema.js';
+import { Wakeup } from './wakeup.js';
 
 /**
  * 500 ms between polls. An append is seen at once without polling: an `openEventLog` in this process
@@ -159,41 +160,5 @@ async function openIfExists(path: string): Promise<FileHandle | undefined> {
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
     throw error;
-  }
-}
-
-/**
- * Wakeup lets the follower sleep until the watcher or a local append reports a change, the poll
- * interval passes, or the signal aborts. A change reported while nobody waits is kept, so the next
- * wait returns at once.
- */
-class Wakeup {
-  #pending = false;
-  #wake: (() => void) | undefined;
-
-  notify(): void {
-    if (this.#wake === undefined) this.#pending = true;
-    else this.#wake();
-  }
-
-  /** Resolves true when woken by `notify`, false when `ms` passed or the signal aborted. */
-  wait(ms: number, signal: AbortSignal): Promise<boolean> {
-    if (this.#pending || signal.aborted) {
-      const notified = this.#pending;
-      this.#pending = false;
-      return Promise.resolve(notified);
-    }
-    return new Promise((resolve) => {
-      const wake = (notified: boolean): void => {
-        clearTimeout(timer);
-        signal.removeEventListener('abort', onAbort);
-        this.#wake = undefined;
-        resolve(notified);
-      };
-      const onAbort = (): void => wake(false);
-      const timer = setTimeout(onAbort, ms);
-      signal.addEventListener('abort', onAbort, { once: true });
-      this.#wake = () => wake(true);
-    });
   }
 }

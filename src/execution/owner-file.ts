@@ -8,46 +8,10 @@
  * removes its worktree, and a follow-up reopening that execution cannot both have it.
  */
 import { linkSync, readFileSync, unlinkSync, writeFileSync } from 'node:fs';
+import { stillRunning, thisProcess } from '../proc/process-identity.js';
 
 /** The owner files this process holds now (claimed or created, not yet released). */
 const held = new Set<string>();
-
-/** This process's owner line: `<pid> <start time>` (start time `0` where /proc is not available). */
-function ownerLine(pid: number): string | undefined {
-  const start = startTime(pid);
-  return start === undefined ? undefined : `${pid} ${start}`;
-}
-
-/**
- * The process's start time in clock ticks since boot (field 22 of /proc/<pid>/stat); `0` when there
- * is no /proc (then only the pid is compared); undefined when the process does not exist.
- */
-function startTime(pid: number): string | undefined {
-  let stat: string;
-  try {
-    stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code !== 'ENOENT') return '0';
-    try {
-      process.kill(pid, 0);
-      return '0';
-    } catch {
-      return undefined;
-    }
-  }
-  // The command name (field 2) is in parentheses and may hold spaces: count fields after it.
-  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-  return fields[19] ?? '0';
-}
-
-/** True when the owner line names a process that is still running. */
-function alive(line: string): boolean {
-  const [pid, start] = line.trim().split(' ');
-  const number = Number(pid);
-  if (!Number.isSafeInteger(number) || number <= 0) return false;
-  const now = startTime(number);
-  return now !== undefined && (start === '0' || now === '0' || now === start);
-}
 
 /**
  * Makes this process the owner of the execution whose owner file is `file`. Returns false when a
@@ -63,7 +27,7 @@ export function claimOwnership(file: string): boolean {
 }
 
 function claim(file: string): boolean {
-  const mine = ownerLine(process.pid) ?? `${process.pid} 0`;
+  const mine = thisProcess();
   const temp = `${file}.${process.pid}.tmp`;
   writeFileSync(temp, `${mine}\n`);
   try {
@@ -76,7 +40,7 @@ function claim(file: string): boolean {
       }
       const current = readOwner(file);
       if (current === mine) return true;
-      if (current !== undefined && alive(current)) return false;
+      if (current !== undefined && stillRunning(current)) return false;
       // The owner is gone: take its place (a concurrent claimer that also saw it gone loses the link).
       try {
         unlinkSync(file);
@@ -93,7 +57,7 @@ function claim(file: string): boolean {
 /** Gives up ownership, if this process has it. */
 export function releaseOwnership(file: string): void {
   held.delete(file);
-  const mine = ownerLine(process.pid) ?? `${process.pid} 0`;
+  const mine = thisProcess();
   if (readOwner(file) === mine) unlinkSync(file);
 }
 
@@ -101,7 +65,7 @@ export function releaseOwnership(file: string): void {
 export function ownedElsewhere(file: string): boolean {
   const current = readOwner(file);
   if (current === undefined) return false;
-  return current !== (ownerLine(process.pid) ?? `${process.pid} 0`) && alive(current);
+  return current !== thisProcess() && stillRunning(current);
 }
 
 /**
@@ -110,7 +74,7 @@ export function ownedElsewhere(file: string): boolean {
  */
 export function ownedByLiveProcess(file: string): boolean {
   const current = readOwner(file);
-  return current !== undefined && alive(current);
+  return current !== undefined && stillRunning(current);
 }
 
 function readOwner(file: string): string | undefined {

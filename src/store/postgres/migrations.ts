@@ -1,9 +1,10 @@
 /**
  * The PostgreSQL schema of the Store, the ResumeStore and the EffectLedger, as one ordered list of
- * migrations, as SQLite keeps all three in one file at one version. Their tables live in one
- * PostgreSQL schema (`public` unless told); its table `harmflow_migrations` has one row per migration
- * applied. Opening any of the three applies the missing ones in one transaction. Never edit a
- * migration that has shipped: append a new one.
+ * migrations, as SQLite keeps all three in one file at one version, and of the event mirror
+ * (src/events/mirror/), which has no SQLite counterpart. Their tables live in one PostgreSQL schema
+ * (`public` unless told); its table `harmflow_migrations` has one row per migration applied. Opening
+ * any of them applies the missing ones in one transaction. Never edit a migration that has shipped:
+ * append a new one.
  */
 import type pg from 'pg';
 import { z } from 'zod';
@@ -184,6 +185,21 @@ export const MIGRATIONS: readonly string[] = [
   );
   CREATE INDEX effects_by_run ON effects (run, key);
   CREATE INDEX effects_by_state ON effects (state, key);
+  `,
+  // The event mirror (src/events/mirror/): each execution's `events.jsonl`, one row per record, so any
+  // node streams it. `position` is the record's sequence in the log (from 0; the SSE id is position
+  // + 1); the writer keeps an execution's positions gapless. `line` is the record's line exactly as
+  // the log holds it, as text, not jsonb: jsonb would reorder keys and rewrite numbers (`1e3` → 1000),
+  // so a record read back would not serialize as the log's reader serializes it (a tool call's input
+  // keeps its key order), and it refuses the `\u0000` escape a harness's output may hold. No foreign
+  // key to `executions`: workers mirror from the log alone. The primary key is the readers' index.
+  `
+  CREATE TABLE event_records (
+    execution text COLLATE "C" NOT NULL,
+    position bigint NOT NULL CHECK (position >= 0),
+    line text NOT NULL,
+    PRIMARY KEY (execution, position)
+  );
   `,
 ];
 
