@@ -1,10 +1,10 @@
 /**
  * The PostgreSQL schema of the Store, the ResumeStore and the EffectLedger, as one ordered list of
  * migrations, as SQLite keeps all three in one file at one version, and of the event mirror
- * (src/events/mirror/), which has no SQLite counterpart. Their tables live in one PostgreSQL schema
- * (`public` unless told); its table `harmflow_migrations` has one row per migration applied. Opening
- * any of them applies the missing ones in one transaction. Never edit a migration that has shipped:
- * append a new one.
+ * (src/events/mirror/) and the execution leases (src/cluster/lease.ts), which have no SQLite
+ * counterpart. Their tables live in one PostgreSQL schema (`public` unless told); its table
+ * `harmflow_migrations` has one row per migration applied. Opening any of them applies the missing
+ * ones in one transaction. Never edit a migration that has shipped: append a new one.
  */
 import type pg from 'pg';
 import { z } from 'zod';
@@ -199,6 +199,18 @@ export const MIGRATIONS: readonly string[] = [
     position bigint NOT NULL CHECK (position >= 0),
     line text NOT NULL,
     PRIMARY KEY (execution, position)
+  );
+  `,
+  // Execution leases (src/cluster/lease.ts): which worker drives an execution in cluster mode, until
+  // when, under which fencing token. A row is kept for good once an execution was first leased (a
+  // release only expires it), so its token only ever grows. No foreign key to `executions`: leases
+  // are the dispatch layer's and are taken by execution id alone.
+  `
+  CREATE TABLE execution_leases (
+    execution text COLLATE "C" PRIMARY KEY,
+    worker text NOT NULL,
+    token bigint NOT NULL CHECK (token >= 1),
+    expires_at timestamptz NOT NULL
   );
   `,
 ];
