@@ -104,6 +104,15 @@ export const OUTPUT_COLUMNS: readonly Column[] = [
   { key: 'createdAt', column: 'created_at' },
 ];
 
+/**
+ * The columns outputDigests reads: a stored output's fingerprint and digest, named by their table so
+ * a join with `run_items` (which has both names too) reads the output's.
+ */
+export const DIGEST_COLUMNS: readonly Column[] = [
+  { key: 'fingerprint', column: 'step_outputs.fingerprint', hash: 'required' },
+  { key: 'digest', column: 'step_outputs.digest', hash: 'required' },
+];
+
 /** Ends an output's INSERT: an output stored already under its fingerprint is kept as it is. */
 export const OUTPUT_CONFLICT = 'ON CONFLICT (fingerprint) DO NOTHING';
 
@@ -217,6 +226,18 @@ export function outputsBy(key: 'fingerprint' | 'item', rows: Iterable<unknown>):
     outputs.set(output[key], output);
   }
   return outputs;
+}
+
+const DigestRow = z.object({ fingerprint: text, digest: text });
+
+/** The digests of `rows` (of DIGEST_COLUMNS), keyed by fingerprint, in the rows' order. */
+export function digestsBy(rows: Iterable<unknown>): Map<string, string> {
+  const digests = new Map<string, string>();
+  for (const row of rows) {
+    const { fingerprint, digest } = DigestRow.parse(row);
+    digests.set(fingerprint, digest);
+  }
+  return digests;
 }
 
 /**

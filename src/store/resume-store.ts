@@ -11,7 +11,8 @@
  * passed as parsed values and stored as their JSON text; `digest` is the caller's hash of that text.
  * Fingerprints and digests (`replaced` too) are SHA-256 hashes, passed as 64 lowercase hex
  * characters: an adapter may keep their 32 bytes, so it refuses text that is not the hex of 32 bytes
- * (a commit with such text rejects and commits nothing), and getOutputs finds nothing under it.
+ * (a commit with such text rejects and commits nothing), and getOutputs and outputDigests find
+ * nothing under it.
  */
 
 /** A JSON value: what step outputs, parameters and fingerprint components are made of. */
@@ -114,6 +115,14 @@ export interface ItemCommit {
 }
 
 /**
+ * Which stored outputs' digests to read: those among `fingerprints`, or those that the done items of
+ * `run` (of one step when given) use.
+ */
+export type DigestQuery =
+  | { readonly fingerprints: readonly string[] }
+  | { readonly run: string; readonly step?: string };
+
+/**
  * A person's word that a step's outputs in a run are wrong although nothing the fingerprint covers
  * changed (a model that misbehaved): its items are computed again on resume (`workflow invalidate`).
  */
@@ -139,6 +148,15 @@ export interface ResumeStore {
   listRuns(query?: { readonly workflow?: string }): Promise<RunRecord[]>;
   /** The stored outputs among `fingerprints`, keyed by fingerprint (missing ones are absent). */
   getOutputs(fingerprints: readonly string[]): Promise<Map<string, StoredOutput>>;
+  /**
+   * The digests of stored outputs, keyed by fingerprint, without reading their values: what the
+   * engine decides what to run from (the values are loaded, with getOutputs, only for the items that
+   * compute). With `fingerprints`: the outputs stored among them (missing ones are absent, as in
+   * getOutputs). With `run`: the outputs the run's done items use (of `step` when given), in the
+   * items' (step, item) order, leaving out an item whose output is not stored (pruned) and failed
+   * items. Each digest is the stored output's.
+   */
+  outputDigests(query: DigestQuery): Promise<Map<string, string>>;
   /**
    * The newest stored output of each item of `step` in `workflow` (by createdAt; of two created at
    * the same instant, the one with the greater fingerprint), whatever its fingerprint, keyed by item:

@@ -130,8 +130,13 @@ export interface StepItemsInput {
   readonly step: StepDefinition;
   readonly params: Readonly<Record<string, Json>>;
   readonly store: ResumeStore;
-  /** The run's items of this step, by key. */
-  readonly runItems: ReadonlyMap<string, RunItem>;
+  /**
+   * The digests of the outputs the run's done items of this step use, still stored, by fingerprint,
+   * in item order (outputDigests): an item whose fingerprint is among them is the run's as it is.
+   */
+  readonly done: ReadonlyMap<string, string>;
+  /** The run's items of this step, by key, loaded once when first asked for: only when some item is not done as it is. */
+  readonly runItems: () => Promise<ReadonlyMap<string, RunItem>>;
   readonly invalidated: boolean;
   /** The mark of the step's latest recorded invalidation in the run (`workflow invalidate`). */
   readonly mark?: string;
@@ -157,6 +162,8 @@ export interface StepItems {
   readonly notes: readonly string[];
 }
 
+const NO_RUN_ITEMS: ReadonlyMap<string, RunItem> = new Map();
+
 type Verdict =
   | { readonly run: 'cached' }
   | { readonly run: 'may' }
@@ -166,7 +173,7 @@ const MAY: Verdict = { run: 'may' };
 
 /** Plans `input.step`'s items against `state`, and records the step's expected outputs in it. */
 export async function planStepItems(input: StepItemsInput, state: PlanState): Promise<StepItems> {
-  const { definition, step, params, runItems } = input;
+  const { definition, step, params, done } = input;
   const notes: string[] = [];
   const keys = await keysOf(input, state, notes);
   state.setKeys(step.name, keys);
@@ -196,23 +203,28 @@ export async function planStepItems(input: StepItemsInput, state: PlanState): Pr
     notes.push(`reads of some items name upstream outputs not stored yet (first: ${unresolved}); they will run`);
   }
 
+  // The run's items are read only for the items it has not done as they are now.
+  const isDone = (item: Fingerprinted | undefined): boolean => item !== undefined && done.has(item.fingerprint);
+  const runItems = keys.every((key) => isDone(prepared.get(key))) ? NO_RUN_ITEMS : await input.runItems();
+
   // What to ask the store: fingerprints other than the done item's (is an output stored under it?),
   // the done item's output then (its components say why), and a sample of outputs to measure.
   const lookup = new Set<string>();
   for (const [key, item] of prepared) {
+    if (item === undefined || isDone(item)) continue;
     const before = runItems.get(key);
-    if (item === undefined || (before?.status === 'done' && before.fingerprint === item.fingerprint)) continue;
     lookup.add(item.fingerprint);
     if (before?.status === 'done') lookup.add(before.fingerprint);
   }
-  const done = [...runItems.values()].filter((item) => item.status === 'done');
-  for (const item of spread(done, Math.min(HISTORY_SAMPLE, done.length))) lookup.add(item.fingerprint);
+  const sample = [...done.keys()];
+  for (const fingerprint of spread(sample, Math.min(HISTORY_SAMPLE, sample.length))) lookup.add(fingerprint);
   const outputs = await input.store.getOutputs([...lookup]);
   const needsLatest = keys.some((key) => {
     const item = prepared.get(key);
     const before = runItems.get(key);
     return (
       item !== undefined &&
+      !isDone(item) &&
       !outputs.has(item.fingerprint) &&
       (before === undefined || (before.status === 'failed' && before.fingerprint !== item.fingerprint))
     );
@@ -226,11 +238,12 @@ export async function planStepItems(input: StepItemsInput, state: PlanState): Pr
     const item = prepared.get(key);
     const before = runItems.get(key);
     const stored = before?.status === 'done' ? before : undefined;
+    const doneDigest = item === undefined ? undefined : done.get(item.fingerprint);
     const hit: Pick<Expected, 'fingerprint' | 'digest'> | undefined =
       item === undefined
         ? undefined
-        : stored?.fingerprint === item.fingerprint
-          ? stored
+        : doneDigest !== undefined
+          ? { fingerprint: item.fingerprint, digest: doneDigest }
           : outputs.get(item.fingerprint);
     const basis = item === undefined ? 'unknown' : state.inputState(item.components.inputs);
     let verdict: Verdict;
@@ -305,7 +318,7 @@ async function keysOf(input: StepItemsInput, state: PlanState, notes: string[]):
     return await state.resolve(() => itemsOf(input.step, input.definition, state.view, input.params));
   } catch (error) {
     const why = `its items cannot be listed yet (${describeError(error)})`;
-    const fromRun = [...input.runItems.keys()];
+    const fromRun = [...(await input.runItems()).keys()];
     if (fromRun.length > 0) {
       notes.push(`${why}: counted from the run's items of the step`);
       return fromRun;

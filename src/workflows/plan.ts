@@ -10,8 +10,9 @@
  * that will run. A review step's hours (its estimate: a person's sitting, per item or fixed) add to
  * `hours`, and are also counted apart as `reviewHours`.
  *
- * Reads only: one getRun and one listRunItems for the run; per step, the few getOutputs calls
- * plan-items.ts describes, and latestOutputs only when the run has items of the step it never
+ * Reads only: one getRun for the run; per step, the digests of the outputs its done items use
+ * (outputDigests), its run items only when some item is not done as it is now, the few getOutputs
+ * calls plan-items.ts describes, and latestOutputs only when the run has items of the step it never
  * computed or no output of it to measure. The caller owns the store.
  */
 import { NotFoundError, UsageError } from '../core/errors.js';
@@ -150,6 +151,18 @@ async function doneEffects(
   return items.filter((item) => done.has(item)).length;
 }
 
+const NO_DIGESTS: ReadonlyMap<string, string> = new Map();
+
+/** The items of step `step` in run `run` (none without a run), by key. */
+async function runItemsOf(
+  store: ResumeStore,
+  run: string | undefined,
+  step: string,
+): Promise<ReadonlyMap<string, RunItem>> {
+  if (run === undefined) return new Map();
+  return new Map((await store.listRunItems(run, step)).map((item) => [item.item, item]));
+}
+
 /** The `run` of a plan for a run not created yet. */
 export const NEW_RUN = 'new';
 
@@ -159,13 +172,6 @@ export async function planResume(definition: WorkflowDefinition, options: PlanOp
   const run = await runToPlan(definition, options);
   validateDefinition(definition, run.params, planningProviders(definition));
   checkOptions(definition, options);
-
-  const runItems = new Map<string, Map<string, RunItem>>();
-  for (const item of options.run === undefined ? [] : await store.listRunItems(options.run)) {
-    const ofStep = runItems.get(item.step) ?? new Map<string, RunItem>();
-    runItems.set(item.step, ofStep);
-    ofStep.set(item.item, item);
-  }
 
   const state = new PlanState(store, run.params);
   const marks = invalidationMarks(options.run === undefined ? [] : await store.listInvalidations(options.run));
@@ -179,6 +185,13 @@ export async function planResume(definition: WorkflowDefinition, options: PlanOp
       latest ??= store.latestOutputs(definition.name, step.name);
       return latest;
     };
+    let runItems: Promise<ReadonlyMap<string, RunItem>> | undefined;
+    const loadRunItems = () => {
+      runItems ??= runItemsOf(store, options.run, step.name);
+      return runItems;
+    };
+    const done =
+      options.run === undefined ? NO_DIGESTS : await store.outputDigests({ run: options.run, step: step.name });
     const assumed = options.assumeChanged?.[step.name];
     const items = await planStepItems(
       {
@@ -186,7 +199,8 @@ export async function planResume(definition: WorkflowDefinition, options: PlanOp
         step,
         params: run.params,
         store,
-        runItems: runItems.get(step.name) ?? new Map(),
+        done,
+        runItems: loadRunItems,
         invalidated: invalidated.has(step.name),
         ...(marks.has(step.name) && { mark: marks.get(step.name) as string }),
         assumeChanged: assumed,

@@ -92,7 +92,7 @@ export function fingerprintItem(
 
 /**
  * The item's input and fingerprint, or undefined when an upstream item it reads has no output in
- * `produced` (it failed, was blocked, or has not run).
+ * `produced` (it failed, was blocked, or has not run). `view` must show the outputs of `produced`.
  */
 export function prepareItem(
   definition: WorkflowDefinition,
@@ -103,26 +103,35 @@ export function prepareItem(
   runParams: Readonly<Record<string, Json>>,
   invalidated?: string,
 ): PreparedItem | undefined {
-  const inputs: Record<string, Record<string, Json>> = {};
-  for (const read of step.reads ?? []) inputs[read.step] = {};
-  const fingerprinted = fingerprintItem(
-    definition,
-    step,
-    key,
-    view,
-    runParams,
-    (upstreamStep, upstreamKey) => {
-      const found = produced.get(upstreamStep)?.get(upstreamKey);
-      if (found === undefined) return undefined;
-      (inputs[upstreamStep] as Record<string, Json>)[upstreamKey] = found.output;
-      return found.digest;
-    },
-    invalidated,
-  );
+  const digestOf = (upstreamStep: string, upstreamKey: string) => produced.get(upstreamStep)?.get(upstreamKey)?.digest;
+  const fingerprinted = fingerprintItem(definition, step, key, view, runParams, digestOf, invalidated);
   if (fingerprinted === undefined) return undefined;
   // Named fields rather than a spread of `fingerprinted`: this runs once per item, and is faster so.
   const { components, componentsText, fingerprint } = fingerprinted;
-  return { components, componentsText, fingerprint, input: { key, params: components.params, inputs } };
+  return { components, componentsText, fingerprint, input: inputOf(step, key, view, components.params) };
+}
+
+/**
+ * What item `key` of `step` computes from: `params` (the run parameters it declares, as its
+ * fingerprint took them) and the upstream outputs it reads, taken from `view` — step → item key →
+ * output, steps in the order the reads name them, keys in the order each read gives them. Call it
+ * for an item whose fingerprint was made (every output it reads exists); the view throws for an
+ * output it cannot show.
+ */
+export function inputOf(
+  step: StepDefinition,
+  key: string,
+  view: RunView,
+  params: Readonly<Record<string, Json>>,
+): ItemInput {
+  const inputs: Record<string, Record<string, Json>> = {};
+  const reads = step.reads ?? [];
+  for (const read of reads) inputs[read.step] = {};
+  for (const read of reads) {
+    const ofStep = inputs[read.step] as Record<string, Json>;
+    for (const upstreamKey of readKeys(read, key, view)) ofStep[upstreamKey] = view.output(read.step, upstreamKey);
+  }
+  return { key, params, inputs };
 }
 
 /** Each step's invalidation mark: the time of its latest recorded invalidation in the run. */

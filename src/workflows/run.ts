@@ -2,7 +2,9 @@
  * The workflow engine: runs a workflow's steps in order, each step's items with bounded
  * concurrency. Every item's fingerprint (fingerprint.ts) is computed from what it reads; an output
  * stored under that fingerprint is reused, anything else is computed, with transient errors retried
- * (retry.ts) and defects recorded as the item's failure while the others go on. Results are committed
+ * (retry.ts) and defects recorded as the item's failure while the others go on. A fingerprint takes in
+ * upstream digests, not values, so what to run is decided from digests alone (ResumeStore.outputDigests)
+ * and a reused output's value is loaded only for what reads it (run-outputs.ts). Results are committed
  * to the ResumeStore in groups (group-commit.ts: within 100 ms of a result, one transaction a group),
  * so a crash never leaves a false "done": what was not committed is computed again on resume.
  *
@@ -20,12 +22,20 @@ import type { EffectLedger } from '../store/effect-ledger.js';
 import type { Json, ResumeStore, RunItem, RunRecord, StoredOutput } from '../store/resume-store.js';
 import type { AgentContext } from './agent-item.js';
 import { type ComputeContext, computeItem } from './compute-item.js';
-import type { ModelProvider, RunView, WorkflowDefinition } from './define.js';
+import type { ModelProvider, StepDefinition, WorkflowDefinition } from './define.js';
 import { digestOf } from './fingerprint.js';
 import { GroupCommit, type GroupCommitLimits } from './group-commit.js';
-import { invalidationMarks, itemsOf, type PreparedItem, type Produced, prepareItem } from './prepare.js';
+import {
+  type Fingerprinted,
+  fingerprintItem,
+  inputOf,
+  invalidationMarks,
+  itemsOf,
+  type PreparedItem,
+} from './prepare.js';
 import { RetryBudget, type RetryConfig, resolveRetryPolicy, runWithRetries } from './retry.js';
 import { approvalCommits, BY_RULE, sortOpenReviews } from './review.js';
+import { NOT_LOADED, RunOutputs } from './run-outputs.js';
 import { defaultConcurrency, requireWhatStepsNeed, validateDefinition } from './validate.js';
 
 export interface WorkflowOptions {
@@ -125,6 +135,18 @@ export async function resumeRun(
   return drive(definition, { ...stored, state: 'running', updatedAt }, options);
 }
 
+/** A step's item and its fingerprint. */
+interface Planned extends Fingerprinted {
+  readonly key: string;
+}
+
+/** An item that will compute, with its input. */
+interface Ready extends PreparedItem {
+  readonly key: string;
+}
+
+const NO_DIGESTS: ReadonlyMap<string, string> = new Map();
+
 /** Why the drive stopped early: the first item, in its step's order, whose transient errors outlasted the retry limits. */
 interface Crash {
   readonly step: string;
@@ -160,17 +182,9 @@ async function drive(definition: WorkflowDefinition, run: RunRecord, options: Wo
     ...(options.signal !== undefined && { signal: options.signal }),
   };
 
-  const produced = new Map<string, Map<string, Produced>>();
-  const itemKeys = new Map<string, readonly string[]>();
-  const view: RunView = {
-    params: run.params,
-    keys: (step) => itemKeys.get(step) ?? [],
-    output: (step, key) => {
-      const found = produced.get(step)?.get(key);
-      if (found === undefined) throw new UsageError(`step ${step} has no output for item ${key} in this run`);
-      return found.output;
-    },
-  };
+  const outputs = new RunOutputs(store, run.params);
+  const { view } = outputs;
+  const digestOfHeld = (step: string, key: string) => outputs.digestOf(step, key);
 
   const commits = new GroupCommit((batch) => store.commitItems(batch), options.groupCommit);
 
@@ -193,37 +207,56 @@ async function drive(definition: WorkflowDefinition, run: RunRecord, options: Wo
   async function driveSteps(): Promise<void> {
     const marks = invalidationMarks(await store.listInvalidations(run.id));
     for (const step of definition.steps) {
-      const keys = itemsOf(step, definition, view, run.params);
-      itemKeys.set(step.name, keys);
-      const outputs = new Map<string, Produced>();
-      produced.set(step.name, outputs);
-      const earlier = new Map((await store.listRunItems(run.id, step.name)).map((item) => [item.item, item]));
+      const keys = await outputs.resolve(() => itemsOf(step, definition, view, run.params));
+      outputs.startStep(step.name, keys);
+      const mark = marks.get(step.name);
 
-      const plans: ({ key: string } & PreparedItem)[] = [];
+      // Fingerprints from the digests held: no output value is needed to know what to run.
+      const plans: Planned[] = [];
       let blocked = 0;
       for (const key of keys) {
-        const prepared = prepareItem(definition, step, key, view, produced, run.params, marks.get(step.name));
-        if (prepared === undefined) {
+        const fingerprint = () => fingerprintItem(definition, step, key, view, run.params, digestOfHeld, mark);
+        let item = outputs.attempt(fingerprint);
+        while (item === NOT_LOADED) {
+          await outputs.loadMissing();
+          item = outputs.attempt(fingerprint);
+        }
+        if (item === undefined) {
           blocked += 1;
           continue;
         }
-        const { components, componentsText, fingerprint, input } = prepared;
-        plans.push({ key, components, componentsText, fingerprint, input });
+        const { components, componentsText } = item;
+        plans.push({ key, components, componentsText, fingerprint: item.fingerprint });
       }
-      const stored = await store.getOutputs(plans.map((plan) => plan.fingerprint));
-      const toCompute: typeof plans = [];
+
+      // An item this run has done with the same fingerprint, its output still stored, is reused as
+      // it is. Any other is reused, and recorded, when an output is stored under its fingerprint, and
+      // computed otherwise; the run's items of the step tell what each one replaces.
+      const ofRun = await store.outputDigests({ run: run.id, step: step.name });
+      const others = plans.filter((plan) => !ofRun.has(plan.fingerprint));
+      const stored =
+        others.length === 0
+          ? NO_DIGESTS
+          : await store.outputDigests({ fingerprints: others.map((plan) => plan.fingerprint) });
+      const earlier = new Map<string, RunItem>(
+        others.length === 0 ? [] : (await store.listRunItems(run.id, step.name)).map((item) => [item.item, item]),
+      );
+      const toCompute: Planned[] = [];
       for (const plan of plans) {
-        const hit = stored.get(plan.fingerprint);
-        if (hit === undefined) {
+        const same = ofRun.get(plan.fingerprint);
+        if (same !== undefined) {
+          outputs.hold(step.name, plan.key, plan.fingerprint, same);
+          continue;
+        }
+        const digest = stored.get(plan.fingerprint);
+        if (digest === undefined) {
           toCompute.push(plan);
           continue;
         }
-        outputs.set(plan.key, { output: hit.output, digest: hit.digest });
-        const before = earlier.get(plan.key);
-        if (before?.status === 'done' && before.fingerprint === plan.fingerprint) continue;
-        await commits.add({
-          item: doneItem(run.id, step.name, plan.key, hit, { cached: true, tries: 0, before }, stamp()),
-        });
+        outputs.hold(step.name, plan.key, plan.fingerprint, digest);
+        const reused = { cached: true, tries: 0, before: earlier.get(plan.key) };
+        const hit = { fingerprint: plan.fingerprint, digest };
+        await commits.add({ item: doneItem(run.id, step.name, plan.key, hit, reused, stamp()) });
       }
       emit({ type: 'step.started', step: step.name, items: keys.length, cached: plans.length - toCompute.length });
       if (step.kind === 'review') {
@@ -239,11 +272,15 @@ async function drive(definition: WorkflowDefinition, run: RunRecord, options: Wo
         failures += rejected.length;
         for (const plan of rejected)
           firstFailure ??= `step ${step.name} item ${plan.key}: ${(earlier.get(plan.key) as { error: string }).error}`;
-        const open = toCompute.filter((plan) => !isRejected(plan));
+        const open = await withInputs(
+          step,
+          toCompute.filter((plan) => !isRejected(plan)),
+        );
         const { byRule, forPerson } = await sortOpenReviews(store, run.id, step, open);
         const approvals = approvalCommits(definition.name, run.id, step, byRule, BY_RULE, stamp());
         for (const { item, output } of approvals) {
-          if (output !== undefined) outputs.set(item.item, { output: output.output, digest: output.digest });
+          if (output !== undefined)
+            outputs.hold(step.name, item.item, output.fingerprint, output.digest, output.output);
         }
         if (approvals.length > 0) await store.commitItems(approvals);
         const summary: StepSummary = {
@@ -260,10 +297,11 @@ async function drive(definition: WorkflowDefinition, run: RunRecord, options: Wo
         continue;
       }
 
+      const ready = await withInputs(step, toCompute);
       let computed = 0;
       let failed = 0;
       await forEachLimited(
-        toCompute,
+        ready,
         defaultConcurrency(step),
         () => crash !== undefined,
         async (plan) => {
@@ -297,7 +335,7 @@ async function drive(definition: WorkflowDefinition, run: RunRecord, options: Wo
               measured: result.value.measured,
               createdAt: stamp(),
             };
-            outputs.set(plan.key, { output: output.output, digest });
+            outputs.hold(step.name, plan.key, plan.fingerprint, digest, output.output);
             const done = { cached: false, tries: result.tries, before: earlier.get(plan.key) };
             // The texts just hashed are the JSON the store keeps: it need not serialize them again.
             await commits.add({
@@ -325,7 +363,7 @@ async function drive(definition: WorkflowDefinition, run: RunRecord, options: Wo
             });
           } else {
             const why = result.reason === 'item' ? ` (${result.tries} tries)` : '';
-            const index = toCompute.indexOf(plan);
+            const index = ready.indexOf(plan);
             if (crash === undefined || index < crash.index) {
               crash = { step: step.name, item: plan.key, index, message: `${result.error}${why}` };
             }
@@ -346,6 +384,25 @@ async function drive(definition: WorkflowDefinition, run: RunRecord, options: Wo
       emit({ type: 'step.ended', ...summary });
       if (crash !== undefined) break;
     }
+  }
+
+  /**
+   * `items` with their inputs: the values they read are loaded first, together (any a read selector
+   * asks for besides, a step at a time).
+   */
+  async function withInputs(step: StepDefinition, items: readonly Planned[]): Promise<Ready[]> {
+    await outputs.loadInputs(items);
+    const ready: Ready[] = [];
+    for (const { key, components, componentsText, fingerprint } of items) {
+      const input = () => inputOf(step, key, view, components.params);
+      let loaded = outputs.attempt(input);
+      while (loaded === NOT_LOADED) {
+        await outputs.loadMissing();
+        loaded = outputs.attempt(input);
+      }
+      ready.push({ key, components, componentsText, fingerprint, input: loaded });
+    }
+    return ready;
   }
 
   const awaiting = summaries.reduce((sum, summary) => sum + summary.awaiting, 0);

@@ -340,6 +340,68 @@ export function describeResumeStoreConformance(name: string, open: () => Promise
       });
     });
 
+    describe('outputDigests', () => {
+      beforeEach(async () => {
+        await store.createRun(run('r-1'));
+        await store.createRun(run('r-2'));
+      });
+
+      const digests = (entries: readonly string[]) =>
+        new Map(entries.map((fingerprint) => [fingerprint, digestFor(fingerprint)]));
+
+      it('returns the digests of the stored outputs among fingerprints, keyed by fingerprint', async () => {
+        await store.commitItems([
+          computed('r-1', output(fp('a'), { item: 'c-1' })),
+          computed('r-1', output(fp('b'), { item: 'c-2' })),
+        ]);
+        expect(await store.outputDigests({ fingerprints: [fp('b'), fp('x'), fp('a'), fp('b')] })).toStrictEqual(
+          digests([fp('b'), fp('a')]),
+        );
+        expect((await store.outputDigests({ fingerprints: [] })).size).toBe(0);
+        expect(await store.outputDigests({ fingerprints: ['not-hex', fp('a').slice(0, 62), fp('a')] })).toStrictEqual(
+          digests([fp('a')]),
+        );
+      });
+
+      it("returns the digests of the outputs a run's done items use, in (step, item) order; of one step when asked", async () => {
+        await store.commitItems([
+          computed('r-1', output(fp('r2'), { step: 'review', item: 'c-2' })),
+          computed('r-1', output(fp('e10'), { item: 'c-10' })),
+          computed('r-1', output(fp('e2'), { item: 'c-2' })),
+          computed('r-1', output(fp('e1'), { item: 'c-1' })),
+          computed('r-2', output(fp('other'), { item: 'c-3' })),
+          { item: failed('r-1', 'extract', 'c-3', fp('e3')) },
+        ]);
+        const read = await store.outputDigests({ run: 'r-1' });
+        expect(read).toStrictEqual(digests([fp('e1'), fp('e10'), fp('e2'), fp('r2')]));
+        expect([...read.keys()]).toEqual([fp('e1'), fp('e10'), fp('e2'), fp('r2')]);
+        expect([...(await store.outputDigests({ run: 'r-1', step: 'extract' })).keys()]).toEqual([
+          fp('e1'),
+          fp('e10'),
+          fp('e2'),
+        ]);
+        expect((await store.outputDigests({ run: 'r-1', step: 'publish' })).size).toBe(0);
+        expect((await store.outputDigests({ run: 'no-such-run' })).size).toBe(0);
+      });
+
+      it("leaves out a run's done item whose output is not stored, and gives the stored output's digest", async () => {
+        await store.commitItems([computed('r-2', output(fp('a'), { item: 'c-1' }))]);
+        const recorded = { ...(done('r-1', 'extract', 'c-1', fp('a'), true) as DoneItem), digest: digestFor(fp('z')) };
+        await store.commitItems([{ item: recorded }, { item: done('r-1', 'extract', 'c-2', fp('pruned'), true) }]);
+        expect(await store.outputDigests({ run: 'r-1', step: 'extract' })).toStrictEqual(digests([fp('a')]));
+      });
+
+      it('reads 20,000 fingerprints in one call', async () => {
+        const outs = Array.from({ length: 1_000 }, (_, index) => output(fp(`n${index}`), { item: `c-${index}` }));
+        await store.commitItems(outs.map((out) => computed('r-1', out)));
+        const read = await store.outputDigests({
+          fingerprints: Array.from({ length: 20_000 }, (_, index) => fp(`n${index}`)),
+        });
+        expect(read).toStrictEqual(digests(outs.map((out) => out.fingerprint)));
+        expect((await store.outputDigests({ run: 'r-1' })).size).toBe(1_000);
+      });
+    });
+
     describe('run items', () => {
       beforeEach(async () => {
         await store.createRun(run('r-1'));
@@ -474,6 +536,8 @@ export function describeResumeStoreConformance(name: string, open: () => Promise
         await expect(store.createRun(run('r-2'))).rejects.toThrow();
         await expect(store.commitItems([computed('r-1', output(fp('a')))])).rejects.toThrow();
         await expect(store.getOutputs([fp('a')])).rejects.toThrow();
+        await expect(store.outputDigests({ fingerprints: [fp('a')] })).rejects.toThrow();
+        await expect(store.outputDigests({ run: 'r-1' })).rejects.toThrow();
         await expect(store.latestOutputs('invoices', 'extract')).rejects.toThrow();
         await expect(store.listRunItems('r-1')).rejects.toThrow();
       });

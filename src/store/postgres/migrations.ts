@@ -1,8 +1,8 @@
 /**
  * The PostgreSQL schema of the Store, the ResumeStore and the EffectLedger, as one ordered list of
  * migrations, as SQLite keeps all three in one file at one version, and of the event mirror
- * (src/events/mirror/) and the execution leases (src/cluster/lease.ts), which have no SQLite
- * counterpart. Their tables live in one PostgreSQL schema (`public` unless told); its table
+ * (src/events/mirror/), the execution leases (src/cluster/lease.ts) and the execution inboxes
+ * (src/cluster/inbox.ts), which have no SQLite counterpart. Their tables live in one PostgreSQL schema (`public` unless told); its table
  * `harmflow_migrations` has one row per migration applied. Opening any of them applies the missing
  * ones in one transaction. Never edit a migration that has shipped: append a new one.
  */
@@ -212,6 +212,43 @@ export const MIGRATIONS: readonly string[] = [
     token bigint NOT NULL CHECK (token >= 1),
     expires_at timestamptz NOT NULL
   );
+  `,
+  // Execution inboxes (src/cluster/inbox.ts): the turns and commands sent to an execution in cluster
+  // mode, whichever node received them, for the worker that holds its lease. `next_number` is the
+  // number the next turn takes: incrementing it locks the inbox row until the turn's insert commits,
+  // so numbers are gapless and commit in order. `closed` refuses later turns. A turn is `queued`,
+  // then `running` (`started_at` set), then `done` (`done_at` set); a command is untaken until a
+  // holder takes it, under its lease token. No foreign key to `executions`, as the leases'.
+  `
+  CREATE TABLE execution_inboxes (
+    execution text COLLATE "C" PRIMARY KEY,
+    next_number integer NOT NULL CHECK (next_number >= 1),
+    closed boolean NOT NULL
+  );
+
+  CREATE TABLE execution_turns (
+    execution text COLLATE "C" NOT NULL REFERENCES execution_inboxes (execution),
+    number integer NOT NULL CHECK (number >= 1),
+    text text NOT NULL,
+    state text NOT NULL CHECK (state IN ('queued', 'running', 'done')),
+    queued_at timestamptz NOT NULL,
+    started_at timestamptz,
+    done_at timestamptz,
+    PRIMARY KEY (execution, number),
+    CHECK ((state = 'queued') = (started_at IS NULL) AND (state = 'done') = (done_at IS NOT NULL))
+  );
+  CREATE INDEX execution_turns_undone ON execution_turns (execution, number) WHERE state <> 'done';
+
+  CREATE TABLE execution_commands (
+    id bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+    execution text COLLATE "C" NOT NULL,
+    command jsonb NOT NULL CHECK (jsonb_typeof(command) = 'object'),
+    requested_at timestamptz NOT NULL,
+    taken_at timestamptz,
+    taken_token bigint CHECK (taken_token >= 1),
+    CHECK ((taken_at IS NULL) = (taken_token IS NULL))
+  );
+  CREATE INDEX execution_commands_untaken ON execution_commands (execution, id) WHERE taken_at IS NULL;
   `,
 ];
 

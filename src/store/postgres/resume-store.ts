@@ -23,6 +23,8 @@ import type pg from 'pg';
 import { NotFoundError } from '../../core/errors.js';
 import {
   type Column,
+  DIGEST_COLUMNS,
+  digestsBy,
   type HashSql,
   INVALIDATION_COLUMNS,
   invalidationFromRow,
@@ -42,6 +44,7 @@ import {
   selectColumns,
 } from '../resume-rows.js';
 import type {
+  DigestQuery,
   Invalidation,
   ItemCommit,
   ResumeStore,
@@ -121,6 +124,9 @@ class PostgresResumeStore implements ResumeStore {
   readonly #findRuns: string;
   readonly #getOutputs: string;
   readonly #latestOutputs: string;
+  readonly #digestsOf: string;
+  readonly #runDigests: string;
+  readonly #stepDigests: string;
   readonly #insertOutputs: string;
   readonly #upsertRunItems: string;
   readonly #listRunItems: string;
@@ -145,7 +151,16 @@ class PostgresResumeStore implements ResumeStore {
     this.#findRuns = `SELECT id FROM ${runsTable} WHERE id = ANY ($1::text[])`;
     // The caller's list, hex text that is not a hash left out first (decode would refuse it), as one
     // array bound; a fingerprint asked twice is found once.
-    this.#getOutputs = `${outputs} WHERE fingerprint IN (SELECT ${HASHES.fromHex('asked')} FROM unnest($1::text[]) AS asked)`;
+    const asked = `fingerprint IN (SELECT ${HASHES.fromHex('asked')} FROM unnest($1::text[]) AS asked)`;
+    const digestSelect = selectColumns(DIGEST_COLUMNS, HASHES);
+    this.#getOutputs = `${outputs} WHERE ${asked}`;
+    this.#digestsOf = `SELECT ${digestSelect} FROM ${schema}.step_outputs WHERE ${asked}`;
+    // The run's done items in key order (the primary key's, in "C" collation), each joined with its output.
+    const runDigests = `SELECT ${digestSelect} FROM ${schema}.run_items
+      JOIN ${schema}.step_outputs ON step_outputs.fingerprint = run_items.fingerprint
+      WHERE run_items.run = $1 AND run_items.status = 'done'`;
+    this.#runDigests = `${runDigests} ORDER BY run_items.step, run_items.item`;
+    this.#stepDigests = `${runDigests} AND run_items.step = $2 ORDER BY run_items.item`;
     // The newest of each item: the first row of each item once its rows are sorted newest first. The
     // names are qualified so they mean the stored columns, not the select list's hex of the same name.
     this.#latestOutputs = `SELECT DISTINCT ON (step_outputs.item) ${outputSelect} FROM ${schema}.step_outputs
@@ -187,6 +202,18 @@ class PostgresResumeStore implements ResumeStore {
 
   async getOutputs(fingerprints: readonly string[]): Promise<Map<string, StoredOutput>> {
     return outputsBy('fingerprint', await queryRows(this.#pool, this.#getOutputs, [fingerprints.filter(isSha256Hex)]));
+  }
+
+  async outputDigests(query: DigestQuery): Promise<Map<string, string>> {
+    if ('fingerprints' in query) {
+      return digestsBy(await queryRows(this.#pool, this.#digestsOf, [query.fingerprints.filter(isSha256Hex)]));
+    }
+    const { run, step } = query;
+    return digestsBy(
+      step === undefined
+        ? await queryRows(this.#pool, this.#runDigests, [run])
+        : await queryRows(this.#pool, this.#stepDigests, [run, step]),
+    );
   }
 
   async latestOutputs(workflow: string, step: string): Promise<Map<string, StoredOutput>> {

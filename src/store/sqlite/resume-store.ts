@@ -8,6 +8,8 @@
 import type Database from 'better-sqlite3';
 import { NotFoundError } from '../../core/errors.js';
 import {
+  DIGEST_COLUMNS,
+  digestsBy,
   type HashSql,
   INVALIDATION_COLUMNS,
   insertColumns,
@@ -27,6 +29,7 @@ import {
   selectColumns,
 } from '../resume-rows.js';
 import type {
+  DigestQuery,
   Invalidation,
   ItemCommit,
   ResumeStore,
@@ -77,6 +80,9 @@ class SqliteResumeStore implements ResumeStore {
   readonly #listWorkflowRuns: Database.Statement;
   readonly #getOutputs: Database.Statement;
   readonly #latestOutputs: Database.Statement;
+  readonly #digestsOf: Database.Statement;
+  readonly #runDigests: Database.Statement;
+  readonly #stepDigests: Database.Statement;
   readonly #insertOutput: Database.Statement;
   readonly #upsertRunItem: Database.Statement;
   readonly #listRunItems: Database.Statement;
@@ -105,10 +111,18 @@ class SqliteResumeStore implements ResumeStore {
     // One statement for any number of fingerprints (one JSON array bound), each looked up by the key in
     // the array's order (CROSS JOIN keeps that order; measured 1.5× faster than `IN (SELECT …)`, which
     // builds a list first). Text that is not hex unhexes to NULL, which matches nothing; a fingerprint
-    // asked twice gives its row twice, and the map keeps one.
-    this.#getOutputs = db.prepare(
-      `SELECT ${outputSelect} FROM json_each(?) AS asked CROSS JOIN step_outputs ON fingerprint = unhex(asked.value)`,
-    );
+    // asked twice gives its row twice, and the map keeps one. The digests are read the same way.
+    const asked = 'json_each(?) AS asked CROSS JOIN step_outputs ON fingerprint = unhex(asked.value)';
+    const digestSelect = selectColumns(DIGEST_COLUMNS, HASHES);
+    this.#getOutputs = db.prepare(`SELECT ${outputSelect} FROM ${asked}`);
+    this.#digestsOf = db.prepare(`SELECT ${digestSelect} FROM ${asked}`);
+    // The run's done items in key order (the table is its primary key, so nothing is sorted), each
+    // joined with its output: one probe of the fingerprint key per item.
+    const runDigests = `SELECT ${digestSelect} FROM run_items
+      CROSS JOIN step_outputs ON step_outputs.fingerprint = run_items.fingerprint
+      WHERE run_items.run = ? AND run_items.status = 'done'`;
+    this.#runDigests = db.prepare(`${runDigests} ORDER BY run_items.step, run_items.item`);
+    this.#stepDigests = db.prepare(`${runDigests} AND run_items.step = ? ORDER BY run_items.item`);
     // Ranks the step's outputs of each item (step_outputs_by_item finds them), then reads the winners.
     this.#latestOutputs = db.prepare(
       `WITH ranked AS (
@@ -165,6 +179,12 @@ class SqliteResumeStore implements ResumeStore {
 
   async getOutputs(fingerprints: readonly string[]): Promise<Map<string, StoredOutput>> {
     return outputsBy('fingerprint', this.#getOutputs.all(JSON.stringify(fingerprints)));
+  }
+
+  async outputDigests(query: DigestQuery): Promise<Map<string, string>> {
+    if ('fingerprints' in query) return digestsBy(this.#digestsOf.all(JSON.stringify(query.fingerprints)));
+    const { run, step } = query;
+    return digestsBy(step === undefined ? this.#runDigests.all(run) : this.#stepDigests.all(run, step));
   }
 
   async latestOutputs(workflow: string, step: string): Promise<Map<string, StoredOutput>> {
