@@ -167,6 +167,7 @@ export async function drive(input: DriveInput, options: DriveOptions): Promise<D
   try {
     for (;;) {
       let turn = turns.next();
+      await turns.flush?.();
       if (turn === undefined) {
         end = { state: 'succeeded' };
         endMessage = 'completed';
@@ -300,6 +301,7 @@ export async function drive(input: DriveInput, options: DriveOptions): Promise<D
           break;
         }
         turns.done(turn);
+        await turns.flush?.();
         if (turn.id !== 't1') progress.handled.push({ turn: turn.id, text: turn.text });
         // Between turns a cancel or a stop takes effect at once: no next turn starts.
         if (options.signal?.aborted || options.suspend?.aborted) {
@@ -307,6 +309,7 @@ export async function drive(input: DriveInput, options: DriveOptions): Promise<D
           break;
         }
         const next = turns.next();
+        await turns.flush?.();
         if (next === undefined) {
           attemptEnd = { result, outcome: 'completed', message: result.message, moreTurns: false };
           break;

@@ -22,6 +22,13 @@ export interface Turn {
 export interface TurnSource {
   next(): Turn | undefined;
   done(turn: Turn): void;
+  /**
+   * For a source that keeps its turns elsewhere (cluster mode: PostgreSQL): resolves once what
+   * `next` and `done` changed is durable there. The engine awaits it after each of those calls,
+   * before the turn reaches a harness, so no turn starts before the previous one is recorded done.
+   * A source whose `next` and `done` are durable when they return has none.
+   */
+  flush?(): Promise<void>;
 }
 
 /** The prefix of a turn delivered again because HarmFlow stopped while it ran (issue 4's wording). */
