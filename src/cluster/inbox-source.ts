@@ -6,8 +6,8 @@
  * and pulls in new turns as they are enqueued on any node (a notification wakes it; it also polls).
  *
  * Durability, with a synchronous `next()`: `next()` and `done()` change memory at once and queue
- * their write; `flush()` resolves once every write queued so far is committed. The worker awaits
- * `flush()` after `done(turn)` and after `next()` hands out a new turn, before that turn reaches the
+ * their write; `flush()` resolves once every write queued so far is committed. The engine awaits
+ * `flush()` (TurnSource.flush) after `done(turn)` and after `next()`, before a turn reaches the
  * harness, so a turn starts only once the previous one's `done` and its own `running` are durable:
  * a worker that dies mid-turn leaves exactly that turn `running` (redelivered by the next holder) and
  * every earlier one `done` (never run twice). As a guard, `next()` refuses (throws
