@@ -10,7 +10,7 @@ import { dirname } from 'node:path';
 import type { HomePaths } from '../core/home.js';
 import { newExecutionId } from '../core/ids.js';
 import { storedTask, type Task } from '../core/task.js';
-import type { Store } from '../store/store.js';
+import type { ExecutionRecord, Store, TaskRecord } from '../store/store.js';
 import { createWorktree } from '../workspace/worktree.js';
 import { claimOwnership } from './owner-file.js';
 import type { Preflight } from './preflight.js';
@@ -32,34 +32,75 @@ export async function createExecution(
   state: 'queued' | 'running',
 ): Promise<NewExecution> {
   const id = newExecutionId();
-  const branch = `harmflow/${task.name}-${id}`;
+  const branch = executionBranch(task, id);
   const worktree = home.worktree(id);
   const started = Date.now();
-  const deadline = started + task.timeoutMs;
   mkdirSync(home.runDir(id), { recursive: true });
   claimOwnership(home.ownerFile(id));
   mkdirSync(dirname(worktree), { recursive: true });
   await createWorktree({ repoRoot: checked.repoRoot, baseSha: checked.baseSha, branch, path: worktree });
 
-  const taskId = `${id}-task`;
-  await store.insertTask({ id: taskId, name: task.name, definition: storedTask(task), createdAt: iso(started) });
-  await store.insertExecution({
+  const records = executionRecordOf(task, {
     id,
-    taskId,
-    taskName: task.name,
     repo: checked.repoRoot,
-    baseRef: task.baseRef,
     baseSha: checked.baseSha,
-    branch,
     worktree,
     runDir: home.runDir(id),
     state,
-    createdAt: iso(started),
-    ...(state === 'running' && { startedAt: iso(started) }),
-    deadline: iso(deadline),
-    attemptCount: 0,
+    started,
   });
-  return { id, branch, worktree, started, deadline };
+  await store.insertTask(records.task);
+  await store.insertExecution(records.execution);
+  return { id, branch, worktree, started, deadline: started + task.timeoutMs };
+}
+
+/** The branch an execution works on: `harmflow/<task>-<id>`. */
+export function executionBranch(task: Task, id: string): string {
+  return `harmflow/${task.name}-${id}`;
+}
+
+/** Where a new execution's records say it is, besides what its task says. */
+export interface ExecutionPlacement {
+  readonly id: string;
+  /** The repository as the execution's record names it: a local top level, or a URL (cluster mode). */
+  readonly repo: string;
+  readonly baseSha: string;
+  readonly worktree: string;
+  readonly runDir: string;
+  readonly state: 'queued' | 'running';
+  /** Epoch ms of its creation; its one deadline is this plus the task's timeout. */
+  readonly started: number;
+}
+
+/**
+ * The task row (id `<execution>-task`) and the execution row of a new execution, in `state`, on
+ * the branch `executionBranch` names, with no attempt yet. Pure: the caller inserts them, the task first.
+ */
+export function executionRecordOf(
+  task: Task,
+  placement: ExecutionPlacement,
+): { readonly task: TaskRecord; readonly execution: ExecutionRecord } {
+  const { id, started, state } = placement;
+  const taskId = `${id}-task`;
+  return {
+    task: { id: taskId, name: task.name, definition: storedTask(task), createdAt: iso(started) },
+    execution: {
+      id,
+      taskId,
+      taskName: task.name,
+      repo: placement.repo,
+      baseRef: task.baseRef,
+      baseSha: placement.baseSha,
+      branch: executionBranch(task, id),
+      worktree: placement.worktree,
+      runDir: placement.runDir,
+      state,
+      createdAt: iso(started),
+      ...(state === 'running' && { startedAt: iso(started) }),
+      deadline: iso(started + task.timeoutMs),
+      attemptCount: 0,
+    },
+  };
 }
 
 function iso(ms: number): string {
