@@ -35,6 +35,7 @@ import { Queue, Worker } from 'bullmq';
 import { Redis } from 'ioredis';
 import pg from 'pg';
 import { machine } from './machine.mjs';
+import { round, summary } from './stats.mjs';
 
 const items = option('--items', 2000);
 const steps = option('--steps', 7);
@@ -393,17 +394,6 @@ function packageVersion(name) {
   return JSON.parse(readFileSync(file, 'utf8')).version;
 }
 
-function summary(values) {
-  const sorted = [...values].sort((a, b) => a - b);
-  return { median: round(median(values)), min: round(sorted[0]), max: round(sorted.at(-1)), n: values.length };
-}
-
-function median(values) {
-  const sorted = [...values].sort((a, b) => a - b);
-  const middle = Math.floor(sorted.length / 2);
-  return sorted.length % 2 === 1 ? sorted[middle] : (sorted[middle - 1] + sorted[middle]) / 2;
-}
-
 function check(condition, what) {
   if (!condition) throw new Error(`cluster-anchors: expected ${what}`);
 }
@@ -414,8 +404,4 @@ function option(name, fallback) {
   const parsed = Number(process.argv[index + 1]);
   if (!Number.isInteger(parsed) || parsed < 1) throw new Error(`${name}: a whole number, 1 or more`);
   return parsed;
-}
-
-function round(value) {
-  return Math.round(value * 100) / 100;
 }

@@ -28,6 +28,7 @@ import { parseQueueUrl } from '../dist/cluster/queue-url.js';
 import { startDispatchWorker } from '../dist/cluster/worker-loop.js';
 import { newExecutionId } from '../dist/core/ids.js';
 import { machine } from './machine.mjs';
+import { median } from './stats.mjs';
 
 const REDIS_URL = process.env.HARMFLOW_TEST_REDIS_URL ?? 'redis://127.0.0.1:6379';
 const POSTGRES_URL = process.env.HARMFLOW_TEST_POSTGRES_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
@@ -178,9 +179,4 @@ async function measure({ workers, jobs, concurrency, tag, admin, redis }) {
     } while (cursor !== '0');
     await admin.query(`DROP SCHEMA IF EXISTS ${schema} CASCADE`);
   }
-}
-
-function median(values) {
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.floor(sorted.length / 2)];
 }

@@ -32,6 +32,7 @@ import { openSqliteResumeStore } from '../dist/store/sqlite/resume-store.js';
 import { planResume } from '../dist/workflows/plan.js';
 import { resumeRun, startRun } from '../dist/workflows/run.js';
 import { machine } from './machine.mjs';
+import { median, round, summary } from './stats.mjs';
 
 const items = option('--items', 2000);
 const reps = option('--reps', 5);
@@ -291,17 +292,6 @@ async function timed(work) {
   return performance.now() - started;
 }
 
-function summary(values) {
-  const sorted = [...values].sort((a, b) => a - b);
-  return { median: round(median(values)), min: round(sorted[0]), max: round(sorted.at(-1)), n: values.length };
-}
-
-function median(values) {
-  const sorted = [...values].sort((a, b) => a - b);
-  const middle = Math.floor(sorted.length / 2);
-  return sorted.length % 2 === 1 ? sorted[middle] : (sorted[middle - 1] + sorted[middle]) / 2;
-}
-
 function check(condition, what) {
   if (!condition) throw new Error(`workflow bench: expected ${what}`);
 }
@@ -312,8 +302,4 @@ function option(name, fallback) {
   const parsed = Number(process.argv[index + 1]);
   if (!Number.isInteger(parsed) || parsed < 1) throw new Error(`${name}: a whole number, 1 or more`);
   return parsed;
-}
-
-function round(value) {
-  return Math.round(value * 100) / 100;
 }
