@@ -77,7 +77,7 @@ const LABELS: Readonly<Record<GcEntry['action'], string>> = {
 };
 
 /** The report for people: one line per worktree looked at, then the total. */
-export function formatReport(report: GcReport): string[] {
+function formatReport(report: GcReport): string[] {
   const lines = report.entries.map((entry) => {
     const size = entry.bytes === undefined ? '?' : formatBytes(entry.bytes);
     const why = entry.why === undefined ? '' : `  ${entry.why}`;

@@ -43,7 +43,7 @@ import type { HandlerContext } from './worker-loop.js';
 /**
  * 200 ms at most between a record's append and the start of its mirroring: a live view on another
  * node lags by that plus one insert, while a burst of records (a harness streams tens a second)
- * goes in one catch-up statement instead of one commit each (≈2 ms each, event-mirror.ts).
+ * goes in one catch-up statement instead of one flushed commit each (event-mirror.ts).
  */
 export const MIRROR_DEBOUNCE_MS = 200;
 

@@ -89,7 +89,7 @@ const MAX_CHANNEL_LENGTH = 63;
  * execution id. Cut as the mirror's (events/mirror/table.ts): a cut name shared by two schemas only
  * wakes their sources for nothing.
  */
-export function inboxChannel(schema: string): string {
+function inboxChannel(schema: string): string {
   return `harmflow_inbox_${schema}`.slice(0, MAX_CHANNEL_LENGTH);
 }
 

@@ -55,7 +55,7 @@ export async function createExecution(
 }
 
 /** The branch an execution works on: `harmflow/<task>-<id>`. */
-export function executionBranch(task: Task, id: string): string {
+function executionBranch(task: Task, id: string): string {
   return `harmflow/${task.name}-${id}`;
 }
 

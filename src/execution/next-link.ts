@@ -90,6 +90,6 @@ export function nextLink(input: NextLinkInput): NextLink {
 }
 
 /** `2026-12-01T13:40:00.000Z`, with `(estimated)` when the cool-down, not the harness, gave it. */
-export function describeUntil(out: OutUntil): string {
+function describeUntil(out: OutUntil): string {
   return `${new Date(out.until).toISOString()}${out.known ? '' : ' (estimated: no reset time was given)'}`;
 }

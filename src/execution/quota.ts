@@ -156,7 +156,7 @@ export interface QuotaStatus extends QuotaRecord {
 }
 
 /** The registry's records with `outUntil` where the harness is still out at `now`. */
-export function quotaStatuses(records: readonly QuotaRecord[], now: number, coolDownMs: number): QuotaStatus[] {
+function quotaStatuses(records: readonly QuotaRecord[], now: number, coolDownMs: number): QuotaStatus[] {
   return records.map((record) => {
     const out = outUntil(record, now, coolDownMs);
     if (out === undefined) return record;

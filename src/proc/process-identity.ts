@@ -10,7 +10,7 @@ import { readFileSync } from 'node:fs';
  * A process's start time in clock ticks since boot (field 22 of /proc/<pid>/stat); `0` where there
  * is no /proc (then only the pid is compared); undefined when there is no such process.
  */
-export function startTime(pid: number): string | undefined {
+function startTime(pid: number): string | undefined {
   let stat: string;
   try {
     stat = readFileSync(`/proc/${pid}/stat`, 'utf8');

@@ -199,7 +199,7 @@ const OutputRow = z.object({
 });
 
 /** Names each field (no rest or spread of the row): getOutputs reads thousands, and this is twice as fast. */
-export function outputFromRow(raw: unknown): StoredOutput {
+function outputFromRow(raw: unknown): StoredOutput {
   const row = OutputRow.parse(raw);
   return {
     fingerprint: row.fingerprint,

@@ -12,7 +12,7 @@ export type Columns = Readonly<Record<string, string>>;
 export type Parameter = (key: string, position: number) => string;
 
 /** SQLite's named parameters: `@key`. The default of every builder. */
-export const namedParameter: Parameter = (key) => `@${key}`;
+const namedParameter: Parameter = (key) => `@${key}`;
 
 /** SQLite's anonymous parameters: `?`, bound from an array in column order. */
 export const orderedParameter: Parameter = () => '?';

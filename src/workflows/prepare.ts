@@ -29,7 +29,7 @@ export function itemsOf(
 }
 
 /** The keys of `read.step` that item `key` reads. */
-export function readKeys(read: Read, key: string, view: RunView): readonly string[] {
+function readKeys(read: Read, key: string, view: RunView): readonly string[] {
   return read.items === 'same' ? [key] : read.items === 'all' ? view.keys(read.step) : read.items(key, view);
 }
 

@@ -25,10 +25,10 @@ import { readRecordLines } from './record-lines.js';
 import { eventRecordsTable, mirrorChannel } from './table.js';
 
 /**
- * 1000 records or 4 Mi characters of lines a catch-up statement, whichever comes first. Measured on
- * the dev machine's local PostgreSQL 15 with records of ≈380 characters: mirrored one by one, a record
- * costs ≈2 ms (each is a commit, flushed to disk); a catch-up of 10,000 records took ≈150 ms in
- * batches of 500 or 1000, ≈180 ms in 2000, ≈375 ms in 100 and ≈430 ms in 5000. The size bound keeps a
+ * 1000 records or 4 Mi characters of lines a catch-up statement, whichever comes first. Mirrored one
+ * by one, each record is a commit flushed to disk; a batch pays that once. Batches of a few hundred to
+ * a thousand records came out fastest when tried (smaller ones pay more commits, much larger ones a
+ * bigger statement to plan and send). The size bound keeps a
  * log of unusually long records (tool output is clipped at 4000 characters, a foreign line may be
  * longer) from making one huge statement.
  */
