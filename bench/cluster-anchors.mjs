@@ -35,6 +35,7 @@ import { Queue, Worker } from 'bullmq';
 import { Redis } from 'ioredis';
 import pg from 'pg';
 import { machine } from './machine.mjs';
+import { option } from './options.mjs';
 import { round, summary } from './stats.mjs';
 
 const items = option('--items', 2000);
@@ -396,12 +397,4 @@ function packageVersion(name) {
 
 function check(condition, what) {
   if (!condition) throw new Error(`cluster-anchors: expected ${what}`);
-}
-
-function option(name, fallback) {
-  const index = process.argv.indexOf(name);
-  if (index === -1) return fallback;
-  const parsed = Number(process.argv[index + 1]);
-  if (!Number.isInteger(parsed) || parsed < 1) throw new Error(`${name}: a whole number, 1 or more`);
-  return parsed;
 }

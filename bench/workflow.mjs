@@ -32,6 +32,7 @@ import { openSqliteResumeStore } from '../dist/store/sqlite/resume-store.js';
 import { planResume } from '../dist/workflows/plan.js';
 import { resumeRun, startRun } from '../dist/workflows/run.js';
 import { machine } from './machine.mjs';
+import { option } from './options.mjs';
 import { median, round, summary } from './stats.mjs';
 
 const items = option('--items', 2000);
@@ -294,12 +295,4 @@ async function timed(work) {
 
 function check(condition, what) {
   if (!condition) throw new Error(`workflow bench: expected ${what}`);
-}
-
-function option(name, fallback) {
-  const index = process.argv.indexOf(name);
-  if (index === -1) return fallback;
-  const parsed = Number(process.argv[index + 1]);
-  if (!Number.isInteger(parsed) || parsed < 1) throw new Error(`${name}: a whole number, 1 or more`);
-  return parsed;
 }
