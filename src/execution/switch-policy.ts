@@ -35,8 +35,10 @@ export function finalState(outcome: Outcome): ExecutionState {
 }
 
 /**
- * Decides after an attempt. A switch asked by hand (`switched`) needs only a next harness and time;
- * automatic switches also need the outcome in `switchOn` and a switch left under `maxSwitches`.
+ * Decides after an attempt. A `switched` attempt needs only a next harness and time: it was ended
+ * before its limit (switchAtUtilization), after the drive checked a switch was left and a link free
+ * (a switch asked by hand is carried out by the drive itself and never reaches here). Other automatic
+ * switches also need the outcome in `switchOn` and a switch left under `maxSwitches`.
  */
 export function decideAfterAttempt(input: SwitchInput): Decision {
   const end = (why: string): Decision => ({ kind: 'end', state: finalState(input.outcome), why });
