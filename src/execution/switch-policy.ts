@@ -45,12 +45,12 @@ export function decideAfterAttempt(input: SwitchInput): Decision {
   if (input.outcome === 'completed') return end('the attempt completed');
   if (input.outcome === 'timed_out') return end('the deadline has passed');
   if (input.outcome === 'canceled') return end('it was canceled');
-  const byHand = input.outcome === 'switched';
-  if (!byHand && !input.switchOn.has(input.outcome)) return end(`${input.outcome} does not switch harness`);
+  const switchedEarly = input.outcome === 'switched';
+  if (!switchedEarly && !input.switchOn.has(input.outcome)) return end(`${input.outcome} does not switch harness`);
   if (input.chainIndex + 1 >= input.chainLength) {
     return { kind: 'end', state: finalState(input.outcome), why: 'no harness left in the chain', chainEnd: true };
   }
-  if (!byHand && input.switchesMade >= input.maxSwitches) {
+  if (!switchedEarly && input.switchesMade >= input.maxSwitches) {
     return end(`no switch left (maxSwitches: ${input.maxSwitches})`);
   }
   if (input.timeLeftMs <= 0) return { kind: 'end', state: 'timed_out', why: 'the deadline has passed' };
