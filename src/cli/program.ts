@@ -16,6 +16,7 @@ import { registerSimApi } from './sim-api.js';
 import { registerStop } from './stop.js';
 import { registerSubmit } from './submit.js';
 import { registerSwitch } from './switch.js';
+import { registerWorker } from './worker.js';
 import { registerWorkflow } from './workflow.js';
 
 export function buildProgram(): Command {
@@ -33,6 +34,7 @@ export function buildProgram(): Command {
   registerSchema(program);
   registerSimApi(program);
   registerServe(program);
+  registerWorker(program);
   registerSubmit(program);
   registerSend(program);
   registerCancel(program);

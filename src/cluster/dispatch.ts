@@ -20,13 +20,10 @@ import { Queue } from 'bullmq';
 import { z } from 'zod';
 import { UsageError } from '../core/errors.js';
 import { isExecutionId } from '../core/ids.js';
-import type { RedisConnection } from './queue-url.js';
+import { DEFAULT_DISPATCH_PREFIX, type RedisConnection } from './queue-url.js';
 
 /** The name of the BullMQ queue of executions. */
 export const DISPATCH_QUEUE = 'harmflow-executions';
-
-/** The key prefix of the queue's Redis keys unless told (BullMQ's own default is `bull`). */
-export const DEFAULT_DISPATCH_PREFIX = 'harmflow';
 
 /** The name every job of the queue has (BullMQ wants one; the queue holds one kind of job). */
 export const DISPATCH_JOB_NAME = 'execution';

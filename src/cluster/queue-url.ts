@@ -10,6 +10,12 @@ import { UsageError } from '../core/errors.js';
 /** 6379: Redis's own default port, taken when the URL names none. */
 export const DEFAULT_REDIS_PORT = 6379;
 
+/**
+ * The key prefix of the queue's Redis keys unless told (BullMQ's own default is `bull`). Here, with the
+ * URL, so that the command line can name it without loading BullMQ.
+ */
+export const DEFAULT_DISPATCH_PREFIX = 'harmflow';
+
 /** How to reach the queue's Redis, as ioredis options. */
 export interface RedisConnection {
   readonly host: string;

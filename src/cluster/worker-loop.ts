@@ -4,20 +4,23 @@
  *
  * Per job:
  * 1. The payload is checked (a job that is not a dispatch fails at once, unretried).
- * 2. The lease is acquired. While another lease of the execution is unexpired (its worker alive but
+ * 2. A job taken while the worker is paused (BullMQ may hand one to a fetch that was waiting when
+ *    `pause()` came) is moved back, due in PAUSED_RETRY_MS, for a worker with room.
+ *    The lease is acquired. While another lease of the execution is unexpired (its worker alive but
  *    cut off from Redis long enough to lose the job, or dead less than a ttl ago), the job is moved
  *    back, delayed until that lease would expire, and taken again then by whichever worker is free:
  *    no attempt is used up, nothing spins, and a lease that keeps being renewed keeps the job waiting
  *    for as long as its holder drives the execution. (Failing the job to have BullMQ retry it would
  *    use up attempts on a wait, and lose the execution once they ran out.) A PostgreSQL error here
  *    moves the job back likewise, after LEASE_ERROR_RETRY_MS.
- * 3. The handler runs with the lease's token and a signal; the lease is renewed meanwhile
- *    (kept-lease.ts). The signal aborts when the lease is lost; the handler must then stop driving
- *    the execution and return soon.
+ * 3. The handler runs with the lease's token and two signals; the lease is renewed meanwhile
+ *    (kept-lease.ts). `signal` aborts when the lease is lost, `stopping` when the worker closes; the
+ *    handler must then stop driving the execution (leaving it open) and return soon.
  * 4. Then the lease is released (a no-op if another worker has acquired it since). The lease lost,
- *    the job is handed back (moved to delayed, due at once) if this worker still holds it, and left
- *    alone if it does not (another worker took it), whatever the handler returned. Otherwise the job
- *    completes, or fails if the handler threw.
+ *    or the worker closing, the job is handed back (moved to delayed, due at once) if this worker
+ *    still holds it, and left alone if it does not (another worker took it), whatever the handler
+ *    returned: another worker carries the execution on. Otherwise the job completes, or fails if the
+ *    handler threw.
  *    BullMQ does not retry a failed job (dispatch.ts: one attempt): the handler drives the execution
  *    to an outcome in the store itself, so a throw means it could not, and running it blindly again
  *    could repeat what it did. Failed jobs, and jobs BullMQ failed after too many lost workers, are
@@ -25,17 +28,17 @@
  *
  * Concurrency is a number the caller gives: BullMQ's `concurrency`, the most jobs this worker runs at
  * once, so it never takes a job it has no room for (a job taken and then held waiting for room would
- * be kept from idle workers). The worker process that will wire this to the engine is to set it
- * from its admission's cap (idle cores, or the configured maximum), and to stop taking jobs while
- * admission is held (disk floor, operator hold).
+ * be kept from idle workers). The worker process (cli/worker.ts) sets it from its admission's cap
+ * (idle cores, or the configured maximum), and pauses the worker (`pause`) while admission is held
+ * (disk floor).
  */
 import { DelayedError, type Job, UnrecoverableError, Worker } from 'bullmq';
 import { z } from 'zod';
 import { describeError, EXIT, HarmflowError, UsageError } from '../core/errors.js';
-import { DEFAULT_DISPATCH_PREFIX, DISPATCH_LOCK, DISPATCH_QUEUE, DispatchJob, type DispatchLock } from './dispatch.js';
+import { DISPATCH_LOCK, DISPATCH_QUEUE, DispatchJob, type DispatchLock } from './dispatch.js';
 import { DEFAULT_LEASE, keepLease, type LeaseSettings, leaseCallError } from './kept-lease.js';
 import type { ExecutionLeases } from './lease.js';
-import type { RedisConnection } from './queue-url.js';
+import { DEFAULT_DISPATCH_PREFIX, type RedisConnection } from './queue-url.js';
 
 /**
  * 1 s: how long a job waits, moved back, after PostgreSQL failed its lease acquire: soon enough for a
@@ -50,12 +53,24 @@ export const LEASE_ERROR_RETRY_MS = 1_000;
  */
 export const LEASE_RETRY_MARGIN_MS = 100;
 
+/**
+ * 5 s: how long a job taken by a paused worker waits, moved back, before any worker may take it
+ * again: as long as the worker process's admission checks are apart (cli/worker.ts), so a job does
+ * not bounce between paused workers faster than they can resume, for one Redis round trip a wait.
+ */
+export const PAUSED_RETRY_MS = 5_000;
+
 /** What a handler is given with its execution. */
 export interface HandlerContext {
   /** The fencing token of this worker's lease of the execution: greater than any earlier holder's. */
   readonly token: number;
   /** Aborts, with a LeaseLostError (kept-lease.ts), once the lease is lost. */
   readonly signal: AbortSignal;
+  /**
+   * Aborts once the worker is closing: the handler should leave the execution open for another
+   * worker (it still holds the lease until it returns) and return soon; the job is handed back.
+   */
+  readonly stopping: AbortSignal;
 }
 
 /**
@@ -82,14 +97,24 @@ export interface DispatchWorkerOptions {
   readonly lease?: LeaseSettings;
   /** Default DISPATCH_LOCK; every worker of a queue should have the same. */
   readonly lock?: DispatchLock;
+  /** Starts paused (as `pause()`): no job runs until `resume()`. Default false. */
+  readonly paused?: boolean;
 }
 
 /** A running dispatch worker. */
 export interface DispatchWorker {
   readonly workerId: string;
   /**
-   * Stops taking jobs, waits for the running handlers to return (and their jobs to be settled), then
-   * closes its Redis connections. Idempotent. Does not close the leases.
+   * Stops taking new jobs until `resume()`; running handlers go on. Resolves once BullMQ has paused;
+   * a job a fetch already under way still brings is moved back at once (step 2). Idempotent.
+   */
+  pause(): Promise<void>;
+  /** Takes jobs again after `pause()`. A no-op while not paused or once closing. */
+  resume(): void;
+  /**
+   * Stops taking jobs, aborts the running handlers' `stopping` signal and waits for them to return
+   * (their jobs handed back), then closes its Redis connections. Idempotent. Does not close the
+   * leases.
    */
   close(): Promise<void>;
 }
@@ -125,6 +150,9 @@ export async function startDispatchWorker(options: DispatchWorkerOptions): Promi
     );
   }
 
+  const stopping = new AbortController();
+  /** True from `pause()` to `resume()`: jobs taken meanwhile are moved back. */
+  let holding = options.paused === true;
   const run = async (job: Job<unknown>, jobToken?: string): Promise<void> => {
     if (jobToken === undefined) throw new UnrecoverableError('BullMQ gave a job without its lock token');
     const payload = DispatchJob.safeParse(job.data);
@@ -135,6 +163,7 @@ export async function startDispatchWorker(options: DispatchWorkerOptions): Promi
       await job.moveToDelayed(Date.now() + ms, jobToken);
       throw new DelayedError();
     };
+    if (holding) return later(PAUSED_RETRY_MS);
 
     const acquiredAt = performance.now();
     let token: number | undefined;
@@ -153,7 +182,7 @@ export async function startDispatchWorker(options: DispatchWorkerOptions): Promi
     const kept = keepLease(leases, { execution, worker: workerId, token, acquiredAt }, lease, onError);
     let failure: { readonly error: unknown } | undefined;
     try {
-      await handle(execution, { token, signal: kept.signal });
+      await handle(execution, { token, signal: kept.signal, stopping: stopping.signal });
     } catch (error) {
       failure = { error };
     }
@@ -163,7 +192,7 @@ export async function startDispatchWorker(options: DispatchWorkerOptions): Promi
     await leases
       .releaseLease(execution, workerId, token)
       .catch((error: unknown) => onError(leaseCallError('release', execution, error)));
-    if (kept.signal.aborted) {
+    if (kept.signal.aborted || stopping.signal.aborted) {
       // Moving it fails when this worker's lock is gone: the job is another worker's now.
       await job.moveToDelayed(Date.now(), jobToken).catch(() => {});
       throw new DelayedError();
@@ -180,6 +209,7 @@ export async function startDispatchWorker(options: DispatchWorkerOptions): Promi
     stalledInterval: lock.stalledIntervalMs,
     maxStalledCount: lock.maxStalledCount,
   });
+  let paused: Promise<void> | undefined = holding ? worker.pause(true) : undefined;
   worker.on('error', onError);
   worker.on('failed', (job, error) => {
     const payload = DispatchJob.safeParse(job?.data);
@@ -195,8 +225,23 @@ export async function startDispatchWorker(options: DispatchWorkerOptions): Promi
   let closed: Promise<void> | undefined;
   return {
     workerId,
+    pause() {
+      holding = true;
+      // `true`: the jobs running are not waited for; they go on.
+      paused ??= worker.pause(true);
+      return paused;
+    },
+    resume() {
+      if (paused === undefined || closed !== undefined) return;
+      holding = false;
+      paused = undefined;
+      void worker.resume();
+    },
     close() {
-      closed ??= worker.close();
+      if (closed === undefined) {
+        stopping.abort();
+        closed = worker.close();
+      }
       return closed;
     },
   };

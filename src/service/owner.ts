@@ -5,13 +5,12 @@
  * signal. Created and forgotten only by the Registry (the single writer of the set of owners); the
  * owner is the only writer of its execution's store rows and queue while it lives.
  */
-import { writeFileSync } from 'node:fs';
 import type { HomePaths } from '../core/home.js';
-import { openEventLog } from '../events/log.js';
 import { ExecutionControl, type SwitchRequest } from '../execution/control.js';
 import { carryOn, type EngineOptions, type ExecutionResult } from '../execution/engine.js';
+import { appendOwnRecords, endCanceledWhileQueued } from '../execution/own-records.js';
 import { releaseOwnership } from '../execution/owner-file.js';
-import { Recorder } from '../execution/recorder.js';
+import type { Recorder } from '../execution/recorder.js';
 import type { RunSlot } from '../execution/run-slot.js';
 import type { Turn } from '../execution/turns.js';
 import type { Store } from '../store/store.js';
@@ -153,31 +152,12 @@ export class ExecutionOwner {
 
   /** Ends an execution canceled before it started: no attempt ran. */
   async #endQueued(): Promise<void> {
-    const { home, store } = this.#deps;
     this.#queue.close();
-    this.#record((recorder) =>
-      recorder.executor('execution.ended', {
-        state: 'canceled',
-        attempts: 0,
-        durationMs: 0,
-        message: 'canceled while queued',
-      }),
-    );
-    writeFileSync(home.endedMarker(this.id), 'canceled\n');
-    await store.updateExecution(this.id, {
-      state: 'canceled',
-      endedAt: new Date().toISOString(),
-      message: 'canceled while queued',
-    });
+    await endCanceledWhileQueued(this.#deps.home, this.#deps.store, this.id, this.#deps.engine.onRecord);
   }
 
   /** Appends records of the owner's own (the engine writes the rest through its own handle). */
   #record(write: (recorder: Recorder) => void): void {
-    const log = openEventLog(this.#deps.home.eventsFile(this.id), { execution: this.id });
-    try {
-      write(new Recorder(log, this.id, this.#deps.engine.onRecord));
-    } finally {
-      log.close();
-    }
+    appendOwnRecords(this.#deps.home, this.id, this.#deps.engine.onRecord, write);
   }
 }

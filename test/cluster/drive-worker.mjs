@@ -3,6 +3,7 @@
 // postgresUrl, schema, workerId, lock, lease, home, cacheDir, extraPath, env }: `home` its state
 // directory, `env` added to its harnesses' environment. Prints `ready` once taking jobs (JSON lines
 // on stdout); reported errors go to stderr, one a line. The test kills it with SIGKILL.
+import { openExecutionContexts } from '../../dist/cluster/contexts.js';
 import { driveClusterJob } from '../../dist/cluster/drive-job.js';
 import { openExecutionInbox } from '../../dist/cluster/inbox.js';
 import { openExecutionLeases } from '../../dist/cluster/lease.js';
@@ -22,11 +23,13 @@ const store = await openPostgresStore(config.postgresUrl, options);
 const inbox = await openExecutionInbox(config.postgresUrl, options);
 const mirror = await openEventMirror(config.postgresUrl, options);
 const mirrored = await openPgEventSource(config.postgresUrl, options);
+const contexts = await openExecutionContexts(config.postgresUrl, options);
 const deps = {
   store,
   inbox,
   mirror,
   mirrored,
+  contexts,
   home: harmflowHome(config.home),
   cacheDir: config.cacheDir,
   engine: { extraPath: config.extraPath, hostEnv: { ...process.env, ...config.env }, interruptBudgetMs: 1000 },

@@ -1,8 +1,9 @@
 /**
  * The PostgreSQL schema of the Store, the ResumeStore and the EffectLedger, as one ordered list of
  * migrations, as SQLite keeps all three in one file at one version, and of the event mirror
- * (src/events/mirror/), the execution leases (src/cluster/lease.ts) and the execution inboxes
- * (src/cluster/inbox.ts), which have no SQLite counterpart. Their tables live in one PostgreSQL schema (`public` unless told); its table
+ * (src/events/mirror/), the execution leases (src/cluster/lease.ts), the execution inboxes
+ * (src/cluster/inbox.ts) and the execution contexts (src/cluster/contexts.ts), which have no SQLite
+ * counterpart. Their tables live in one PostgreSQL schema (`public` unless told); its table
  * `harmflow_migrations` has one row per migration applied. Opening any of them applies the missing
  * ones in one transaction. Never edit a migration that has shipped: append a new one.
  */
@@ -249,6 +250,19 @@ export const MIGRATIONS: readonly string[] = [
     CHECK ((taken_at IS NULL) = (taken_token IS NULL))
   );
   CREATE INDEX execution_commands_untaken ON execution_commands (execution, id) WHERE taken_at IS NULL;
+  `,
+  // Execution contexts (src/cluster/contexts.ts): the last `context.json` of each execution in cluster
+  // mode, what its ended attempts did, so that the worker that carries it on after another machine's
+  // worker hands the next attempt every earlier one. `token` is the lease token (execution_leases) of
+  // the worker that wrote it: a write is fenced by that table, and never replaces one of a greater
+  // token. No foreign key to `executions`, as the leases'.
+  `
+  CREATE TABLE execution_contexts (
+    execution text COLLATE "C" PRIMARY KEY,
+    context jsonb NOT NULL CHECK (jsonb_typeof(context) = 'object'),
+    updated_at timestamptz NOT NULL,
+    token bigint NOT NULL CHECK (token >= 1)
+  );
   `,
 ];
 
