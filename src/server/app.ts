@@ -5,14 +5,13 @@
  */
 import { Hono } from 'hono';
 import type { HomePaths } from '../core/home.js';
-import type { Admission } from '../service/admission.js';
 import { DiskSizes } from '../service/disk-sizes.js';
-import type { Registry } from '../service/registry.js';
+import type { ExecutionService } from '../service/execution-service.js';
 import type { Store } from '../store/store.js';
 import { handleError, handleNotFound } from './errors.js';
-import { admissionRoutes } from './routes/admission.js';
+import { type AdmissionControl, admissionRoutes } from './routes/admission.js';
 import { diskRoutes } from './routes/disk.js';
-import { executionRoutes } from './routes/executions.js';
+import { type ClusterReads, executionRoutes } from './routes/executions.js';
 import { harnessRoutes } from './routes/harnesses.js';
 import { limitBody, requireExecutionId, requireLocalHost, requireLocalOrigin, requireToken } from './security.js';
 import { uiRoutes } from './ui/routes.js';
@@ -20,9 +19,12 @@ import { uiRoutes } from './ui/routes.js';
 export interface AppOptions {
   readonly home: HomePaths;
   readonly store: Store;
-  /** The service's executions and admission, and how to stop it (`POST /api/stop`). */
-  readonly registry: Registry;
-  readonly admission: Admission;
+  /**
+   * The service's executions and admission, and how to stop it (`POST /api/stop`): the Registry and
+   * the Admission on one machine; ClusterExecutions and the dispatch queue's view in cluster mode.
+   */
+  readonly registry: ExecutionService;
+  readonly admission: AdmissionControl;
   readonly stop: () => void;
   /** The cache of tree sizes the disk figures read through; default: one of the app's own. */
   readonly diskSizes?: DiskSizes;
@@ -40,6 +42,11 @@ export interface AppOptions {
    * `mount: (app) => app.route('/', eventsRoute({ home, store }))`.
    */
   readonly mount?: (app: Hono) => void;
+  /**
+   * Cluster mode (issue 9): the executions' state directories are on the workers. Reads that need one
+   * go through these (src/server/routes/executions.ts, ClusterReads); the disk routes answer 409.
+   */
+  readonly cluster?: ClusterReads;
 }
 
 /** Builds the app: guards, then the API routes, then whatever `mount` adds, then the Workbench (src/server/ui). */
@@ -58,8 +65,12 @@ export function createApp(options: AppOptions): Hono {
   app.use('/api/executions/:id/*', requireExecutionId());
 
   const diskSizes = options.diskSizes ?? new DiskSizes();
-  app.route('/api/executions', executionRoutes({ home, store, registry: options.registry, diskSizes }));
-  app.route('/api/executions', diskRoutes({ home, store, sizes: diskSizes }));
+  const { cluster } = options;
+  app.route(
+    '/api/executions',
+    executionRoutes({ home, store, registry: options.registry, diskSizes, ...(cluster !== undefined && { cluster }) }),
+  );
+  app.route('/api/executions', diskRoutes({ home, store, sizes: diskSizes, cluster: cluster !== undefined }));
   app.route('/api', admissionRoutes({ admission: options.admission, stop: options.stop }));
   app.route('/api/harnesses', harnessRoutes(options.searchPath ?? process.env.PATH ?? '', store));
   options.mount?.(app);

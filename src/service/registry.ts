@@ -19,6 +19,7 @@ import { claimOwnership, ownedElsewhere } from '../execution/owner-file.js';
 import { checkLink, preflight } from '../execution/preflight.js';
 import type { ExecutionRecord, Store } from '../store/store.js';
 import type { Admission } from './admission.js';
+import type { ExecutionService, SentMessage } from './execution-service.js';
 import { ExecutionOwner, type OwnerDeps } from './owner.js';
 import { DurableQueue } from './queue.js';
 
@@ -42,14 +43,11 @@ export interface RegistryOptions {
 }
 
 /** The API's view of a queued turn. */
-function sent(queued: { readonly turn: { readonly id: string }; readonly queued: number }): {
-  turn: string;
-  queued: number;
-} {
+function sent(queued: { readonly turn: { readonly id: string }; readonly queued: number }): SentMessage {
   return { turn: queued.turn.id, queued: queued.queued };
 }
 
-export class Registry {
+export class Registry implements ExecutionService {
   readonly #options: RegistryOptions;
   readonly #owners = new Map<string, ExecutionOwner>();
   readonly #suspend = new AbortController();
@@ -78,7 +76,7 @@ export class Registry {
    * execution/engine.ts); one that ended otherwise refuses it (ConflictError), as does one another
    * process drives.
    */
-  async send(id: string, text: string): Promise<{ turn: string; queued: number }> {
+  async send(id: string, text: string): Promise<SentMessage> {
     let live = await this.#accepting(id);
     while (live !== undefined) {
       if (live.accepting) return sent(live.send(text));

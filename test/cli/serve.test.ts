@@ -125,9 +125,11 @@ describe('the service verbs against the real service', () => {
   it('submit, send, admission hold/release, cancel and stop', { timeout: 60_000 }, async () => {
     const home = join(bench.dir, 'home-service');
     const url = await startServer(home, ['--disk-floor-gib', '0', '--interrupt-budget', '2s']);
+    // Each turn takes 10 s, so the execution still runs when the cancel comes, after six CLI calls
+    // (each a Node start, more than a second on a loaded machine).
     const scenario = bench.scenario('slow', {
       pace: '1s',
-      steps: [{ say: 'one' }, { say: 'two' }, { end: 'complete' }],
+      steps: [...Array.from({ length: 9 }, (_, at) => ({ say: `line ${at + 1}` })), { end: 'complete' }],
     });
     const file = join(bench.dir, 'task.yaml');
     writeFileSync(

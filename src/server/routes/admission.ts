@@ -1,19 +1,31 @@
 /**
  * Admission and service routes: `GET /api/admission` (cap, running, queued, held and why),
  * `POST /api/admission/hold` with `{reason}`, `POST /api/admission/release`, and `POST /api/stop`,
- * which answers 202 and then stops the service (its executions are suspended, not ended).
+ * which answers 202 and then stops the service (its executions are suspended, not ended). In
+ * cluster mode admission is each worker's; an API node serves the dispatch queue's counts instead
+ * (src/cluster/cluster-admission.ts) and refuses hold and release.
  */
 import { Hono } from 'hono';
 import { z } from 'zod';
 import { UsageError } from '../../core/errors.js';
 import { describeIssue } from '../../core/task-file.js';
-import type { Admission } from '../../service/admission.js';
 import { jsonBody } from './executions.js';
 
 const HoldBody = z.strictObject({ reason: z.string().trim().min(1).max(500) });
 
+/**
+ * What the routes ask of admission: the service's Admission (src/service/admission.ts), or cluster
+ * mode's view of the dispatch queue. `hold` and `release` may throw a HarmflowError (e.g. 409).
+ */
+export interface AdmissionControl {
+  /** The status as the API answers it (JSON). */
+  status(): Promise<object>;
+  hold(reason: string): void;
+  release(): void;
+}
+
 export interface AdmissionRoutesOptions {
-  readonly admission: Admission;
+  readonly admission: AdmissionControl;
   /** Stops the service; called after the 202 is on its way. */
   readonly stop: () => void;
 }

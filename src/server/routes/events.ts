@@ -1,24 +1,13 @@
-/** `GET /api/executions/:id/events`: an execution's event log as server-sent events. */
-import { RESPONSE_ALREADY_SENT } from '@hono/node-server/utils/response';
-import { Hono } from 'hono';
-import { z } from 'zod';
+/** `GET /api/executions/:id/events`: an execution's event log (`events.jsonl`) as server-sent events. */
+import type { Hono } from 'hono';
 import type { HomePaths } from '../../core/home.js';
-import { isExecutionId } from '../../core/ids.js';
-import { FINAL_STATES } from '../../core/outcome.js';
 import type { Store } from '../../store/store.js';
-import { nodeResponse, readableOf, writeToResponse } from '../sse/body.js';
 import { Feeds } from '../sse/feed.js';
+import { eventStreamRoute, HEARTBEAT_MS } from '../sse/route.js';
 import { streamEvents } from '../sse/stream.js';
 
-export { MAX_RECORD_BYTES } from '../sse/stream.js';
-
-/**
- * 15 s between heartbeat comments. Proxies and load balancers close a response that stays silent for
- * a while (nginx `proxy_read_timeout` defaults to 60 s, many cloud balancers to 30–60 s), and a quiet
- * execution (a harness thinking for minutes) sends nothing else; 15 s stays well under those, for one
- * 15-byte write per client.
- */
-export const HEARTBEAT_MS = 15_000;
+export { MAX_RECORD_BYTES } from '../sse/frames.js';
+export { HEARTBEAT_MS } from '../sse/route.js';
 
 /** What the route reads: the state directory (for `events.jsonl`) and the store (does it exist, has it ended). */
 export interface EventsRouteOptions {
@@ -27,13 +16,6 @@ export interface EventsRouteOptions {
   /** Milliseconds between heartbeats; default `HEARTBEAT_MS` (tests shorten it). */
   readonly heartbeatMs?: number;
 }
-
-/** A position in the log: how many records to skip. Digits only, so `-1`, `1.5` and `1e3` are refused. */
-const Position = z
-  .string()
-  .regex(/^\d+$/, 'must be a non-negative integer')
-  .transform(Number)
-  .refine(Number.isSafeInteger, 'must be a safe integer');
 
 /**
  * eventsRoute returns a sub-app serving `GET /api/executions/:id/events`; mount it at the root
@@ -51,61 +33,18 @@ const Position = z
  * records are skipped and take no position (the log's numbering); records over `MAX_RECORD_BYTES` are
  * skipped and keep theirs.
  *
- * Errors (JSON `{error:{name,message}}`): a malformed id or position → 400 `UsageError`; an execution
- * the store does not know → 404 `NotFoundError`. Each client owns its replay, heartbeat, outbox and feed
- * listener; all are released when the client goes away or the stream ends. Appends by this process
+ * Errors (sse/route.ts, JSON `{error:{name,message}}`): a malformed id or position → 400
+ * `UsageError`; an execution the store does not know → 404 `NotFoundError`. Each client owns its
+ * replay, heartbeat, outbox and feed listener; all are released when the client goes away or the
+ * stream ends. Appends by this process
  * (`openEventLog`) reach the feeds at once; other processes' through `fs.watch` (events/tail.ts).
  */
 export function eventsRoute(options: EventsRouteOptions): Hono {
   const heartbeatMs = options.heartbeatMs ?? HEARTBEAT_MS;
   const feeds = new Feeds();
-  const app = new Hono();
-  app.get('/api/executions/:id/events', async (c) => {
-    const id = c.req.param('id');
-    if (!isExecutionId(id)) return usageError(c, `not an execution id: ${JSON.stringify(id)}`);
-    // Last-Event-ID wins: an EventSource reconnects to the same URL, still carrying the `?from` of its
-    // first request, and adds the id of the last event it received, which is the newer position.
-    const lastEventId = c.req.header('Last-Event-ID');
-    const given = lastEventId ?? c.req.query('from');
-    const position = Position.safeParse(given ?? '0');
-    if (!position.success) {
-      const source = lastEventId !== undefined ? 'Last-Event-ID' : 'from';
-      return usageError(c, `${source} ${JSON.stringify(given)} ${position.error.issues[0]?.message ?? 'is invalid'}`);
-    }
-    const from = position.data;
-    const execution = await options.store.getExecution(id);
-    if (execution === undefined) {
-      return c.json({ error: { name: 'NotFoundError', message: `no execution ${id}` } }, 404);
-    }
-    const path = options.home.eventsFile(id);
-    // The engine appends `execution.ended` before it records the final state, so a final state here
-    // means the file is complete: read it to its end instead of following it.
-    const ended = FINAL_STATES.has(execution.state);
-    const outbox = streamEvents({ path, execution: id, from, ended, feeds, heartbeatMs, signal: c.req.raw.signal });
-    const res = nodeResponse(c.env);
-    if (res !== undefined) {
-      // Straight to the socket (sse/body.ts). The head is written here, not through `c.header`: a
-      // header set on the context makes hono copy the returned sentinel into a new Response, which
-      // @hono/node-server would then write a second head for. (The guards set no headers.)
-      res.writeHead(200, SSE_HEADERS);
-      writeToResponse(outbox, res);
-      return RESPONSE_ALREADY_SENT;
-    }
-    for (const [name, value] of Object.entries(SSE_HEADERS)) c.header(name, value);
-    // Tells @hono/node-server to stream the body at once instead of reading ahead to size it.
-    c.header('Transfer-Encoding', 'chunked');
-    return c.body(readableOf(outbox));
-  });
-  return app;
-}
-
-/** The stream's head; `X-Accel-Buffering: no` keeps nginx from buffering it. */
-const SSE_HEADERS = {
-  'Content-Type': 'text/event-stream',
-  'Cache-Control': 'no-cache',
-  'X-Accel-Buffering': 'no',
-} as const;
-
-function usageError(c: { json: (body: unknown, status: 400) => Response }, message: string): Response {
-  return c.json({ error: { name: 'UsageError', message } }, 400);
+  // The engine appends `execution.ended` before it records the final state, so a final state means
+  // the file is complete: it is read to its end instead of followed.
+  return eventStreamRoute(options.store, (request) =>
+    streamEvents({ ...request, path: options.home.eventsFile(request.execution), feeds, heartbeatMs }),
+  );
 }

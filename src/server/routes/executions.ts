@@ -3,14 +3,17 @@
  * attempts, what each waiting one waits for, and what each takes on disk, on request), one
  * execution with its attempts, its context.json, the files it changed, follow-up messages, cancel,
  * resume and switch. Ids reach these handlers already checked by `requireExecutionId`;
- * bodies and queries are parsed with zod here. Writes go through the Registry, reads straight to the
- * store (and, for the changes, to the worktree through src/workspace).
+ * bodies and queries are parsed with zod here. Writes go through the ExecutionService (the Registry,
+ * or ClusterExecutions in cluster mode), reads straight to the store (and, for the changes, to the
+ * worktree through src/workspace). In cluster mode (`cluster` given) what one machine reads from its
+ * state directory comes from PostgreSQL instead, and what lives only in a worker's worktree (the
+ * changes, the disk figures) is not served: see ClusterReads.
  */
 import { open, readFile } from 'node:fs/promises';
 import { isAbsolute } from 'node:path';
 import { type Context, Hono } from 'hono';
 import { z } from 'zod';
-import { NotFoundError, TaskFileError, UsageError } from '../../core/errors.js';
+import { ConflictError, NotFoundError, TaskFileError, UsageError } from '../../core/errors.js';
 import type { HomePaths } from '../../core/home.js';
 import { type ExecutionState, FINAL_STATES, HarnessName, STATES } from '../../core/outcome.js';
 import { resolveTask, type Task, TaskFile } from '../../core/task.js';
@@ -18,9 +21,10 @@ import { describeIssue } from '../../core/task-file.js';
 import { type EventData, parseEventRecord } from '../../events/schema.js';
 import { ExecutionContext } from '../../execution/context-schema.js';
 import type { DiskSizes } from '../../service/disk-sizes.js';
-import type { Registry } from '../../service/registry.js';
+import type { ExecutionService } from '../../service/execution-service.js';
 import type { AttemptRecord, ExecutionRecord, Store } from '../../store/store.js';
 import { readChanges } from '../../workspace/changes.js';
+import { checkpointRef } from '../../workspace/checkpoint.js';
 import { diskOf } from './disk.js';
 
 const ENDED: readonly ExecutionState[] = STATES.filter((state) => FINAL_STATES.has(state));
@@ -64,25 +68,42 @@ export const SwitchBody = z.strictObject({
   by: z.string().trim().min(1).max(100).default('api'),
 });
 
+/**
+ * Cluster mode's reads (issue 9): an API node has no state directory of its executions, whose
+ * worktrees, `events.jsonl` and `context.json` are on the workers that drive them. Given these:
+ * `GET /:id/context` and `include=waits` read through them; `GET /:id/changes` answers 409 naming
+ * the branch and the checkpoint ref that hold the changes; `include=disk` maps no execution (none is
+ * measurable here).
+ */
+export interface ClusterReads {
+  /** The execution's context.json as stored in PostgreSQL, unparsed; undefined when there is none yet. */
+  readContext(execution: string): Promise<unknown | undefined>;
+  /** What a waiting execution waits for: its latest mirrored `quota.waiting` record; undefined when none. */
+  latestWait(execution: string): Promise<WaitInfo | undefined>;
+}
+
 export interface ExecutionRoutesOptions {
   readonly home: HomePaths;
   readonly store: Store;
-  readonly registry: Registry;
+  /** Where submits, messages, cancels, resumes and switches go. */
+  readonly registry: ExecutionService;
   /** The sizes cache `include=disk` reads through. */
   readonly diskSizes: DiskSizes;
+  /** Cluster mode: read through these instead of the state directory (see ClusterReads). */
+  readonly cluster?: ClusterReads;
 }
 
 /**
  * Returns the sub-app serving `POST /`, `GET /`, `GET /:id`, `GET /:id/context`, `GET /:id/changes`,
  * `POST /:id/messages`, `POST /:id/cancel`, `POST /:id/resume`, `POST /:id/switch`.
  */
-export function executionRoutes({ home, store, registry, diskSizes }: ExecutionRoutesOptions): Hono {
+export function executionRoutes({ home, store, registry, diskSizes, cluster }: ExecutionRoutesOptions): Hono {
   const routes = new Hono();
 
   routes.post('/', async (c) => {
     const body = SubmitBody.safeParse(await jsonBody(c));
     if (!body.success) throw new UsageError(`bad body: ${describeIssue(body.error)}`);
-    const execution = await registry.submit(taskOf(body.data.task));
+    const execution = await registry.submit(taskOf(body.data.task, cluster !== undefined));
     return c.json({ execution }, 201);
   });
 
@@ -124,8 +145,10 @@ export function executionRoutes({ home, store, registry, diskSizes }: ExecutionR
     return c.json({
       executions,
       ...(include.includes('attempts') && { attempts: await attemptsOf(store, executions) }),
-      ...(include.includes('waits') && { waits: await waitsOf(home, executions) }),
-      ...(include.includes('disk') && { disk: await diskOf(home, executions, diskSizes) }),
+      ...(include.includes('waits') && {
+        waits: await waitsOf(executions, cluster?.latestWait ?? ((id) => latestWait(home.eventsFile(id)))),
+      }),
+      ...(include.includes('disk') && { disk: cluster ? {} : await diskOf(home, executions, diskSizes) }),
     });
   });
 
@@ -137,6 +160,11 @@ export function executionRoutes({ home, store, registry, diskSizes }: ExecutionR
 
   routes.get('/:id/context', async (c) => {
     const execution = await getExecution(store, c.req.param('id'));
+    if (cluster !== undefined) {
+      const stored = await cluster.readContext(execution.id);
+      if (stored === undefined) throw new NotFoundError(`execution ${execution.id} has no context.json yet`);
+      return c.json(ExecutionContext.parse(stored));
+    }
     const file = home.contextFile(execution.id);
     let text: string;
     try {
@@ -152,6 +180,11 @@ export function executionRoutes({ home, store, registry, diskSizes }: ExecutionR
 
   routes.get('/:id/changes', async (c) => {
     const execution = await getExecution(store, c.req.param('id'));
+    if (cluster !== undefined) {
+      throw new ConflictError(
+        `execution ${execution.id}'s worktree is on the worker that drives it: its changes are on branch ${execution.branch}, checkpointed to ${checkpointRef(execution.id)} of its repository at each attempt's end`,
+      );
+    }
     return c.json(await readChanges({ worktree: execution.worktree, baseSha: execution.baseSha }));
   });
 
@@ -178,13 +211,16 @@ async function attemptsOf(
 }
 
 /**
- * Each listed `waiting` execution's id mapped to what it waits for, read from the end of its
- * `events.jsonl` (the engine writes `quota.waiting` just before it sets the state); an execution
- * whose log has no such record is left out.
+ * Each listed `waiting` execution's id mapped to what it waits for, its latest `quota.waiting`
+ * record as `latest` reads it (the engine writes it just before it sets the state); an execution
+ * without one is left out.
  */
-async function waitsOf(home: HomePaths, executions: readonly ExecutionRecord[]): Promise<Record<string, WaitInfo>> {
+async function waitsOf(
+  executions: readonly ExecutionRecord[],
+  latest: (execution: string) => Promise<WaitInfo | undefined>,
+): Promise<Record<string, WaitInfo>> {
   const waiting = executions.filter((execution) => execution.state === 'waiting');
-  const waits = await Promise.all(waiting.map((execution) => latestWait(home.eventsFile(execution.id))));
+  const waits = await Promise.all(waiting.map((execution) => latest(execution.id)));
   return Object.fromEntries(
     waiting.flatMap((execution, at) => (waits[at] === undefined ? [] : [[execution.id, waits[at]]])),
   );
@@ -232,11 +268,17 @@ export async function jsonBody(c: Context): Promise<unknown> {
   }
 }
 
-/** Validates a submitted task file; relative paths are refused, there is no folder to resolve them in. */
-function taskOf(raw: unknown): Task {
+/**
+ * Validates a submitted task file; relative paths are refused, there is no folder to resolve them in.
+ * In cluster mode `repo` may also be a URL (`scheme://…` or `host:path`), taken as given: the
+ * ExecutionService checks it (cluster/create-records.ts).
+ */
+function taskOf(raw: unknown, cluster: boolean): Task {
   const file = TaskFile.safeParse(raw);
   if (!file.success) throw new TaskFileError(`invalid task: ${describeIssue(file.error)}`);
+  const repo = file.data.repo;
   return resolveTask(file.data, (path) => {
+    if (cluster && path === repo && /^([a-z][a-z0-9+.-]*:\/\/|[^/:]+:)/i.test(path)) return path;
     if (!isAbsolute(path)) {
       throw new TaskFileError(
         `invalid task: ${JSON.stringify(path)} must be an absolute path (the service has no task-file folder to resolve it in)`,

@@ -1,37 +1,20 @@
 /** One client's event stream: the log replayed from disk from its position, then the live feed. */
 import type { LogPosition } from '../../events/decode.js';
-import type { EventRecord } from '../../events/schema.js';
+import { type ClientStreamOptions, startClientStream } from './client-stream.js';
 import type { FeedItem, FeedSubscription, Feeds } from './feed.js';
-import { joinChunks, Outbox } from './outbox.js';
+import { recordFrame } from './frames.js';
+import { joinChunks, type Outbox } from './outbox.js';
 import { replayEvents } from './replay.js';
 
-/**
- * 1 MiB: the largest record sent. Producers keep records small (tool output is clipped to 4000
- * characters, harnesses/lines.ts), so a bigger one is a damaged or foreign line; sent, it would sit
- * whole in every subscriber's outbox and in every browser's EventSource buffer, one copy per client.
- * It is skipped but keeps its position, so `id:` and `from` still count it (the log numbers it).
- */
-export const MAX_RECORD_BYTES = 1024 * 1024;
-
 /** What one client's stream reads and how. */
-export interface EventStreamOptions {
+export interface EventStreamOptions extends ClientStreamOptions {
   /** The execution's `events.jsonl`. */
   readonly path: string;
-  /** The execution id, echoed in the `connected` event. */
-  readonly execution: string;
-  /** How many records the client has: the stream starts after them. */
-  readonly from: number;
   /** The execution had ended when the client connected: replay to the end of the file, then end. */
   readonly ended: boolean;
   /** The live executions' shared followers. */
   readonly feeds: Feeds;
-  /** Milliseconds between heartbeat comments. */
-  readonly heartbeatMs: number;
-  /** The request's signal: the client went away. */
-  readonly signal: AbortSignal;
 }
-
-const HEARTBEAT = new TextEncoder().encode(': heartbeat\n\n');
 
 /**
  * streamEvents starts one client's stream and returns its outbox, for the caller to attach to the
@@ -42,31 +25,13 @@ const HEARTBEAT = new TextEncoder().encode(': heartbeat\n\n');
  * starts if it has not yet (`FeedSubscription.start`). A client in step with the feed gets each of its
  * batches as one chunk shared with the others. A live client more than the outbox's high water behind
  * is ended, and so are all of a feed's clients when its follower fails: they resume from disk with
- * Last-Event-ID. The stream owns its heartbeat, outbox and feed listener, all released when it ends or
- * the client goes away.
+ * Last-Event-ID. The stream (client-stream.ts) owns its heartbeat, outbox and feed listener, all
+ * released when it ends or the client goes away.
  */
 export function streamEvents(options: EventStreamOptions): Outbox {
-  const controller = new AbortController();
-  const { signal } = controller;
-  let heartbeat: NodeJS.Timeout | undefined;
-  let subscription: FeedSubscription | undefined;
-  const stop = (): void => {
-    if (heartbeat !== undefined) clearInterval(heartbeat);
-    heartbeat = undefined;
-    subscription?.close();
-    controller.abort();
-  };
-  const outbox = new Outbox(stop);
-  if (options.signal.aborted) stop();
-  options.signal.addEventListener('abort', stop, { once: true });
-  signal.addEventListener('abort', () => options.signal.removeEventListener('abort', stop), { once: true });
-
-  const run = async (): Promise<void> => {
-    if (signal.aborted) return;
-    outbox.push(
-      encode(`event: connected\ndata: ${JSON.stringify({ execution: options.execution, from: options.from })}\n\n`),
-    );
-    heartbeat = setInterval(() => outbox.push(HEARTBEAT), options.heartbeatMs);
+  return startClientStream(options, async ({ signal, outbox, stop, onStop }) => {
+    let subscription: FeedSubscription | undefined;
+    onStop(() => subscription?.close());
     let sent = options.from; // the id of the last record handled: sent, or skipped for its size
     let finished = false;
     const send = (item: FeedItem): void => {
@@ -121,15 +86,7 @@ export function streamEvents(options: EventStreamOptions): Outbox {
     queued = undefined;
     if (finished || subscription === undefined) stop();
     await done;
-  };
-  run().then(
-    () => outbox.end(),
-    (error: unknown) => {
-      stop();
-      outbox.fail(error);
-    },
-  );
-  return outbox;
+  });
 }
 
 /** Frames already made: a shared feed's item is serialized and encoded once for all its clients. */
@@ -176,18 +133,4 @@ function frameOf(item: FeedItem): Uint8Array | undefined {
     frames.set(item, frame);
   }
   return frame ?? undefined;
-}
-
-function recordFrame(record: EventRecord, id: number): Uint8Array | undefined {
-  const data = JSON.stringify(record);
-  // A UTF-16 unit is at most 3 UTF-8 bytes, so only a long record needs the exact count.
-  if (data.length * 3 > MAX_RECORD_BYTES && Buffer.byteLength(data) > MAX_RECORD_BYTES) return undefined;
-  return encode(`id: ${id}\ndata: ${data}\n\n`);
-}
-
-const encoder = new TextEncoder();
-
-/** Bytes with an ArrayBuffer of their own (not Buffer's shared pool), safe to share between streams. */
-function encode(text: string): Uint8Array {
-  return encoder.encode(text);
 }

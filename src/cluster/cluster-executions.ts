@@ -1,0 +1,158 @@
+/**
+ * ClusterExecutions: the ExecutionService of an API node in cluster mode (issue 9). It drives
+ * nothing itself: it records each request in PostgreSQL, the source of truth — the execution's rows
+ * (create-records.ts), its turns and commands (inbox.ts) — and then dispatches the execution on BullMQ
+ * (dispatch.ts), so that a worker takes it if none holds it; a worker that holds it is woken by the
+ * inbox's notification. Any number of API nodes may run it at once: every write it makes is one the
+ * inbox and the dispatch queue already make safe under concurrency. It keeps no state of its own.
+ *
+ * What is checked here and what on the worker: the task's shape (by the route), its repository (a URL
+ * or an absolute path) and base ref (resolved with `git ls-remote`) here; whether its harness CLIs
+ * are installed only on the worker, which has them (an API node need not): a missing one fails the
+ * attempt there, as on one machine. A switch's harness likewise. The state checks (409) read the
+ * store's record, which a worker may change a moment later: the inbox then refuses what can no
+ * longer be done once the execution's queue has closed (409 too), and the worker refuses, with a
+ * `warning` record, a command that crossed the execution's end (command-relay.ts).
+ *
+ * The API node appends nothing to an execution's event log: the worker that holds it writes the log
+ * (and its mirror). A message shows on the timeline when the worker starts its turn.
+ */
+import { ConflictError, describeError, NotFoundError, ServiceUnavailableError } from '../core/errors.js';
+import { FINAL_STATES } from '../core/outcome.js';
+import type { Task } from '../core/task.js';
+import type { SwitchRequest } from '../execution/control.js';
+import type { ExecutionService, SentMessage } from '../service/execution-service.js';
+import type { ExecutionRecord, Store } from '../store/store.js';
+import { createClusterExecution } from './create-records.js';
+import { type DispatchQueue, dispatchExecution } from './dispatch.js';
+import type { ExecutionInbox } from './inbox.js';
+import type { InboxCommand } from './inbox-commands.js';
+
+export interface ClusterExecutionsOptions {
+  /** The shared PostgreSQL store. */
+  readonly store: Store;
+  /** Where turns and commands go. */
+  readonly inbox: Pick<ExecutionInbox, 'enqueueTurn' | 'requestCommand'>;
+  /** The dispatch queue the workers take executions from. */
+  readonly queue: DispatchQueue;
+}
+
+/** All three are owned by the caller, who closes them after the HTTP server. */
+export class ClusterExecutions implements ExecutionService {
+  readonly #options: ClusterExecutionsOptions;
+
+  constructor(options: ClusterExecutionsOptions) {
+    this.#options = options;
+  }
+
+  /**
+   * Creates the execution's rows (`queued`, no workspace yet), enqueues its prompt as turn `t1` and
+   * dispatches it, in that order: a worker never finds a dispatched execution without its first turn.
+   * Throws RepositoryError (400) for a repository that is not a URL or absolute path, cannot be
+   * reached, or lacks the base ref; nothing is created then. A failure after the rows exist (the inbox
+   * or the queue unreachable) marks the execution `failed` with the reason as its message, when it is
+   * still `queued`, so that the user sees it ended rather than a queued execution nobody will run, and
+   * throws ServiceUnavailableError (503) naming it: submit again. (If that failure was a lost answer
+   * to a dispatch that was made, the worker that takes it finds it failed and leaves it.)
+   */
+  async submit(task: Task): Promise<ExecutionRecord> {
+    const { store, inbox, queue } = this.#options;
+    const created = await createClusterExecution(task, store);
+    try {
+      await inbox.enqueueTurn(created.id, task.prompt);
+      await dispatchExecution(queue, created.id);
+    } catch (error) {
+      const reason = `it could not be queued: ${describeError(error)}`;
+      const record = await store.getExecution(created.id).catch(() => undefined);
+      if (record?.state === 'queued') {
+        await store
+          .updateExecution(created.id, { state: 'failed', endedAt: new Date().toISOString(), message: reason })
+          .catch(() => {});
+      }
+      throw new ServiceUnavailableError(`execution ${created.id} failed: ${reason}; submit the task again`, {
+        cause: error,
+      });
+    }
+    return created;
+  }
+
+  /**
+   * Enqueues `text` as the next turn of `id` and dispatches it. A succeeded execution takes it while
+   * its queue is open (its worker reopens it); once the worker closed the queue, and for an execution
+   * that ended any other way, ConflictError (409). The turn is durable before the dispatch: a failed
+   * dispatch is ServiceUnavailableError (503), and the turn runs at the execution's next dispatch.
+   */
+  async send(id: string, text: string): Promise<SentMessage> {
+    const record = await this.#get(id);
+    if (FINAL_STATES.has(record.state) && record.state !== 'succeeded') {
+      throw new ConflictError(`execution ${id} has ended (${record.state})`);
+    }
+    const sent = await this.#options.inbox.enqueueTurn(id, text);
+    await this.#dispatch(id, `message ${sent.turn}`);
+    return sent;
+  }
+
+  /** Requests a cancel of `id` and dispatches it; ConflictError once it has ended. Returns its record as it was. */
+  async cancel(id: string): Promise<ExecutionRecord> {
+    const record = await this.#get(id);
+    if (FINAL_STATES.has(record.state)) throw new ConflictError(`execution ${id} has ended (${record.state})`);
+    return this.#command(record, { kind: 'cancel' });
+  }
+
+  /** Requests the end of `id`'s wait for a quota reset; ConflictError unless it is `waiting`. */
+  async resume(id: string): Promise<ExecutionRecord> {
+    const record = await this.#get(id);
+    if (record.state !== 'waiting') {
+      throw new ConflictError(`execution ${id} is ${record.state}, not waiting for a quota reset`);
+    }
+    return this.#command(record, { kind: 'resume' });
+  }
+
+  /**
+   * Requests a switch of `id` to `request.harness`; ConflictError unless it is `running` or
+   * `waiting`, NotFoundError when its task record is missing. Whether that harness can start is
+   * checked by the worker, where it would run.
+   */
+  async switch(id: string, request: SwitchRequest): Promise<ExecutionRecord> {
+    const record = await this.#get(id);
+    if (record.state !== 'running' && record.state !== 'waiting') {
+      throw new ConflictError(`execution ${id} is ${record.state}; only a running or waiting execution can switch`);
+    }
+    if ((await this.#options.store.getTask(record.taskId)) === undefined) {
+      throw new NotFoundError(`execution ${id} has no task record ${record.taskId}`);
+    }
+    const { harness, by, model, reason } = request;
+    return this.#command(record, {
+      kind: 'switch',
+      harness,
+      by,
+      ...(model !== undefined && { model }),
+      ...(reason !== undefined && { reason }),
+    });
+  }
+
+  /** Records `command` in the inbox (ConflictError once the queue closed), then dispatches. */
+  async #command(record: ExecutionRecord, command: InboxCommand): Promise<ExecutionRecord> {
+    await this.#options.inbox.requestCommand(record.id, command);
+    await this.#dispatch(record.id, `the ${command.kind}`);
+    return record;
+  }
+
+  /** Dispatches `id`; a failure is ServiceUnavailableError saying that `what` is recorded nonetheless. */
+  async #dispatch(id: string, what: string): Promise<void> {
+    try {
+      await dispatchExecution(this.#options.queue, id);
+    } catch (error) {
+      throw new ServiceUnavailableError(
+        `${what} of execution ${id} is recorded, but the execution could not be dispatched (${describeError(error)}); it is carried out at its next dispatch`,
+        { cause: error },
+      );
+    }
+  }
+
+  async #get(id: string): Promise<ExecutionRecord> {
+    const record = await this.#options.store.getExecution(id);
+    if (record === undefined) throw new NotFoundError(`no execution ${id}`);
+    return record;
+  }
+}
