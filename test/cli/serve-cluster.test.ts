@@ -4,25 +4,21 @@
  * schema of its own, `--schema`) and Redis (a key prefix of its own, `--queue-prefix`); with a
  * `harmflow worker` for the run end to end, the simulator playing the harness.
  */
-import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
+import { spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { delimiter, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { afterEach, describe, expect, it } from 'vitest';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
 import { stringify } from 'yaml';
 import { openDispatchQueue } from '../../src/cluster/dispatch.js';
 import { openPostgresStore } from '../../src/store/postgres/postgres-store.js';
+import { AUTH, BIN, TOKEN, testClusters } from '../cluster/cluster-processes.js';
 import { waitFor } from '../cluster/fixture.js';
-import { REDIS_AVAILABLE, TEST_REDIS, TEST_REDIS_URL, testPrefixes } from '../cluster/redis.js';
+import { REDIS_AVAILABLE, TEST_REDIS } from '../cluster/redis.js';
 import { newRemote } from '../cluster/workspace-fixture.js';
-import { FORGE_BIN, GIT_IDENTITY, simulated } from '../execution/fixture.js';
+import { simulated } from '../execution/fixture.js';
 import { type SseFrame, sseFrames } from '../server/sse-client.js';
-import { POSTGRES_AVAILABLE, TEST_POSTGRES_URL, testSchemas } from '../store/postgres.js';
-
-const BIN = fileURLToPath(new URL('../../bin/harmflow.js', import.meta.url));
-const TOKEN = 'test-token-0123456789';
-const AUTH = { authorization: `Bearer ${TOKEN}` };
+import { POSTGRES_AVAILABLE, TEST_POSTGRES_URL } from '../store/postgres.js';
 
 describe('harmflow serve in cluster mode', () => {
   it('refuses --store without --queue: exit code 2 and one line', () => {
@@ -45,72 +41,12 @@ describe('harmflow serve in cluster mode', () => {
   });
 
   describe.runIf(POSTGRES_AVAILABLE && REDIS_AVAILABLE)('over PostgreSQL and Redis', () => {
-    const schemas = testSchemas();
-    const prefixes = testPrefixes();
-    const children: ChildProcess[] = [];
-    const dirs: string[] = [];
-    afterEach(async () => {
-      for (const child of children.splice(0)) {
-        if (child.exitCode !== null || child.signalCode !== null) continue;
-        const exited = new Promise((resolve) => child.once('exit', resolve));
-        child.kill('SIGTERM');
-        await exited;
-      }
-      for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true });
-    });
-
-    /** A process of the bin and what it printed; `ready` resolves to the first match of `started` in its stdout. */
-    function start(args: readonly string[], started: RegExp, env: Record<string, string> = {}) {
-      const child = spawn(process.execPath, [BIN, ...args], {
-        env: { PATH: process.env.PATH, HARMFLOW_TOKEN: TOKEN, ...env },
-        stdio: ['ignore', 'pipe', 'pipe'],
-      });
-      children.push(child);
-      const printed = { out: '', err: '' };
-      child.stderr?.on('data', (chunk: Buffer) => {
-        printed.err += String(chunk);
-      });
-      const ready = new Promise<string>((resolve, reject) => {
-        child.stdout?.on('data', (chunk: Buffer) => {
-          printed.out += String(chunk);
-          const found = started.exec(printed.out)?.[1];
-          if (found) resolve(found);
-        });
-        child.once('exit', () => reject(new Error(`${args[0]} did not start: ${printed.out}${printed.err}`)));
-      });
-      return { child, printed, ready };
-    }
-
-    function cluster() {
-      const schema = schemas.newSchema();
-      const prefix = prefixes.newPrefix();
-      const shared = [
-        '--store',
-        TEST_POSTGRES_URL,
-        '--queue',
-        TEST_REDIS_URL,
-        '--schema',
-        schema,
-        '--queue-prefix',
-        prefix,
-      ];
-      const home = () => {
-        const dir = mkdtempSync(join(tmpdir(), 'harmflow-serve-cluster-'));
-        dirs.push(dir);
-        return dir;
-      };
-      const apiNode = () =>
-        start(
-          ['serve', '--port', '0', '--home', home(), ...shared],
-          /^HarmFlow API node \(cluster mode\) on (http:\/\/127\.0\.0\.1:\d+)/m,
-        );
-      return { schema, prefix, shared, home, apiNode };
-    }
+    const clusters = testClusters();
 
     it('names the mode at start and takes a submit over HTTP into the store and the queue', {
       timeout: 30_000,
     }, async () => {
-      const { schema, prefix, apiNode } = cluster();
+      const { schema, prefix, apiNode } = clusters.newCluster();
       const node = apiNode();
       const url = await node.ready;
 
@@ -150,17 +86,12 @@ describe('harmflow serve in cluster mode', () => {
     it('runs a task submitted to one API node on a worker, and streams its events from another to the end', {
       timeout: 60_000,
     }, async () => {
-      const { shared, home, apiNode } = cluster();
-      const folder = home();
+      const cluster = clusters.newCluster();
+      const folder = cluster.dir();
       const scenario = join(folder, 'codex.scenario.yaml');
       writeFileSync(scenario, stringify({ steps: [{ say: 'hello from the worker' }, { end: 'complete' }] }));
-      const env = { ...GIT_IDENTITY, HARMFLOW_FORGE_DIR: folder };
-      const worker = start(
-        ['worker', '--home', home(), '--worker-id', 'w1', ...shared],
-        /^(worker w1 taking executions)/m,
-        { ...env, PATH: `${FORGE_BIN}${delimiter}${process.env.PATH ?? ''}` },
-      );
-      const [first, second] = [apiNode(), apiNode()];
+      const worker = cluster.worker('w1', { HARMFLOW_FORGE_DIR: folder });
+      const [first, second] = [cluster.apiNode(), cluster.apiNode()];
       const [url1, url2] = await Promise.all([first.ready, second.ready]);
       await worker.ready;
 
