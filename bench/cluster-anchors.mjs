@@ -13,6 +13,15 @@
  * 3. BullMQ chained jobs on Redis: one job per item-step, a step's job adding the next step's job for
  *    its item before it completes; one Worker with `--bullmq-concurrency`, a queue prefix of its own.
  *
+ * And HarmFlow's cluster executor, with one and with two item-worker processes
+ * (bench/cluster-item-worker.mjs, the built dist/): the workflow of bench/cluster-items-workflow.mjs
+ * (the same values), driven by `startRun` in this process over a PostgreSQL ResumeStore in the bench
+ * database (schema harmflow_bench), each step's items in chunks of `--chunk-items` committed by the
+ * workers, each worker taking `--worker-concurrency` chunks at once. Worker A serves two queue
+ * prefixes, worker B the second only: `harmflow1` dispatches under the first (A alone), `harmflow2`
+ * under the second (A and B). item-steps/s = N × S / startRun's wall time (the run created, planned
+ * step by step, computed, committed and ended).
+ *
  * item-steps/s = N × S / the wall time from the first item-step started to the last one recorded.
  * Each repetition measures the three, the order rotated from one repetition to the next; a warm-up of
  * each over 200 items comes first and is not measured. Every measure has a timeout; the databases,
@@ -22,11 +31,14 @@
  * errors go to stderr.
  *
  *   node bench/cluster-anchors.mjs [--items 2000] [--steps 7] [--reps 5] [--dbos-concurrency 32]
- *     [--dbos-pool <lanes>] [--bullmq-concurrency 32] [--timeout-s 300]
+ *     [--dbos-pool <lanes>] [--bullmq-concurrency 32] [--chunk-items 250] [--worker-concurrency 4]
+ *     [--timeout-s 300] [--measures floor,dbos,bullmq,harmflow1,harmflow2]
  *     (PostgreSQL: HARMFLOW_BENCH_POSTGRES, default postgres://postgres@127.0.0.1:5432; Redis 127.0.0.1:6379)
  *   npm run bench -- cluster-anchors
  */
 
+import { spawn } from 'node:child_process';
+import { once } from 'node:events';
 import { readFileSync } from 'node:fs';
 import { loadavg } from 'node:os';
 import { fileURLToPath } from 'node:url';
@@ -34,6 +46,10 @@ import { DBOS } from '@dbos-inc/dbos-sdk';
 import { Queue, Worker } from 'bullmq';
 import { Redis } from 'ioredis';
 import pg from 'pg';
+import { openPostgresResumeStore } from '../dist/store/postgres/resume-store.js';
+import { DEFAULT_CHUNK_ITEMS, openClusterExecutor } from '../dist/workflows/cluster-executor.js';
+import { loadWorkflowModule } from '../dist/workflows/module.js';
+import { startRun } from '../dist/workflows/run.js';
 import { machine } from './machine.mjs';
 import { option } from './options.mjs';
 import { round, summary } from './stats.mjs';
@@ -57,6 +73,10 @@ const dbosPool = option('--dbos-pool', dbosConcurrency);
  * 5,900–16,800/s from 16 to 128, with no trend beyond the noise.
  */
 const bullmqConcurrency = option('--bullmq-concurrency', 32);
+/** Items a chunk job of HarmFlow's cluster executor (its default unless told). */
+const chunkItems = option('--chunk-items', DEFAULT_CHUNK_ITEMS);
+/** Chunks each HarmFlow item worker computes at once. */
+const workerConcurrency = option('--worker-concurrency', 4);
 const timeoutMs = option('--timeout-s', 300) * 1000;
 /** 200 items: enough to compile each measure's paths and open its connections before measuring. */
 const WARM_UP_ITEMS = 200;
@@ -65,7 +85,10 @@ const REDIS = { host: '127.0.0.1', port: 6379 };
 /** The bench database: created here, dropped on every exit (and first, if a killed run left it). */
 const DATABASE = 'harmflow_bench_anchors';
 const QUEUE_PREFIX = `harmflow-bench-anchors-${process.pid}`;
-const MEASURES = ['floor', 'dbos', 'bullmq'];
+const ALL_MEASURES = ['floor', 'dbos', 'bullmq', 'harmflow1', 'harmflow2'];
+const MEASURES = measuresOption();
+const ITEMS_MODULE = fileURLToPath(new URL('./cluster-items-workflow.mjs', import.meta.url));
+const ITEM_WORKER = fileURLToPath(new URL('./cluster-item-worker.mjs', import.meta.url));
 
 /** What to undo on exit, newest first; each entry runs once. */
 const cleanups = [];
@@ -87,10 +110,14 @@ try {
   const redis = new Redis({ ...REDIS, maxRetriesPerRequest: null });
   cleanups.push(() => removeQueueKeys(redis).finally(() => redis.quit()));
 
+  const harmflow = await launchHarmflow(databaseUrl);
+
   const measure = {
     floor: (count, tag, signal) => floorRun(floorPool, count, tag, signal),
     dbos: (count, tag, signal) => dbosRun(runItem, count, tag, signal),
     bullmq: (count, tag, signal) => bullmqRun(count, tag, signal),
+    harmflow1: (count, tag, signal) => harmflowRun(harmflow, harmflow.oneWorker, count, `${tag}-1`, signal),
+    harmflow2: (count, tag, signal) => harmflowRun(harmflow, harmflow.twoWorkers, count, `${tag}-2`, signal),
   };
   for (const which of MEASURES) {
     await bounded((signal) => measure[which](WARM_UP_ITEMS, 'warm-up', signal), `${which} warm-up`);
@@ -108,8 +135,7 @@ try {
       order,
       ...Object.fromEntries(MEASURES.map((which) => [`${which}PerS`, Math.round(figures[which].perS)])),
       ...Object.fromEntries(MEASURES.map((which) => [`${which}Ms`, round(figures[which].ms)])),
-      dbosShareOfFloor: round(figures.dbos.perS / figures.floor.perS),
-      bullmqShareOfFloor: round(figures.bullmq.perS / figures.floor.perS),
+      ...shares(figures),
       loadAverage: round(loadavg()[0]),
     });
     process.stderr.write(
@@ -135,20 +161,112 @@ try {
       dbos: `one DBOS workflow per item, its ${steps} steps DBOS.runStep; the system database in ${DATABASE}, a pool of ${dbosPool} connections; ${dbosConcurrency} lanes, each starting its next item's workflow (DBOS.startWorkflow) and awaiting its result`,
       bullmq: `one BullMQ job per item-step on Redis; a step's job adds the next step's job for its item before it completes (jobs and results kept, the default); one Worker, concurrency ${bullmqConcurrency}; the ${items} first-step jobs added in one addBulk`,
     },
-    settings: { dbosConcurrency, dbosPool, bullmqConcurrency },
+    harmflow: `startRun with the cluster executor in this process (the coordinator), a PostgreSQL ResumeStore in ${DATABASE} (schema harmflow_bench); item-worker processes running the built dist/, each taking ${workerConcurrency} chunk(s) of ${chunkItems} items at once and committing each chunk in one transaction; harmflow1: one worker, harmflow2: two`,
+    settings: { dbosConcurrency, dbosPool, bullmqConcurrency, chunkItems, workerConcurrency },
     oneMinuteLoadAverage: { before: round(load[0]), afterWarmUp: round(load[1]), after: round(load[2]) },
     itemSteps: items * steps,
     repetitions,
     perS: Object.fromEntries(MEASURES.map((which) => [which, summary(repetitions.map((r) => r[`${which}PerS`]))])),
-    shareOfFloor: {
-      dbos: summary(repetitions.map((r) => r.dbosShareOfFloor)),
-      bullmq: summary(repetitions.map((r) => r.bullmqShareOfFloor)),
-    },
+    shareOfFloor: Object.fromEntries(
+      MEASURES.filter((which) => which !== 'floor' && MEASURES.includes('floor')).map((which) => [
+        which,
+        summary(repetitions.map((r) => r[`${which}ShareOfFloor`])),
+      ]),
+    ),
+    timesDbos: Object.fromEntries(
+      ['harmflow1', 'harmflow2']
+        .filter((which) => MEASURES.includes(which) && MEASURES.includes('dbos'))
+        .map((which) => [which, summary(repetitions.map((r) => r[`${which}TimesDbos`]))]),
+    ),
     targetsForHarmFlow: { timesDbos: 5, shareOfFloor: 0.4 },
   };
   process.stdout.write(`${JSON.stringify(result, null, 2)}\n`);
 } finally {
   await cleanUp();
+}
+
+/** The measures `--measures` names (comma-separated), all of them by default. */
+function measuresOption() {
+  const index = process.argv.indexOf('--measures');
+  if (index === -1) return ALL_MEASURES;
+  const chosen = (process.argv[index + 1] ?? '').split(',');
+  for (const which of chosen) {
+    if (!ALL_MEASURES.includes(which)) throw new Error(`--measures: one or more of ${ALL_MEASURES.join(', ')}`);
+  }
+  return chosen;
+}
+
+/** Each measure's share of the floor, and HarmFlow's multiple of DBOS, where both were measured. */
+function shares(figures) {
+  const result = {};
+  for (const which of MEASURES) {
+    if (which !== 'floor' && figures.floor)
+      result[`${which}ShareOfFloor`] = round(figures[which].perS / figures.floor.perS);
+    if (which.startsWith('harmflow') && figures.dbos)
+      result[`${which}TimesDbos`] = round(figures[which].perS / figures.dbos.perS);
+  }
+  return result;
+}
+
+/**
+ * HarmFlow's cluster side: the ResumeStore, two item-worker processes (A on both prefixes, B on the
+ * second), and an executor on each prefix; all closed on exit. Started only when a HarmFlow measure is.
+ */
+async function launchHarmflow(databaseUrl) {
+  if (!MEASURES.some((which) => which.startsWith('harmflow'))) return undefined;
+  const schema = 'harmflow_bench';
+  const store = await openPostgresResumeStore(databaseUrl, { schema });
+  cleanups.push(() => store.close());
+  const [one, two] = [`${QUEUE_PREFIX}-hf1`, `${QUEUE_PREFIX}-hf2`];
+  for (const prefixes of [[one, two], [two]]) {
+    const config = { postgresUrl: databaseUrl, schema, prefixes, concurrency: workerConcurrency };
+    const child = spawn(process.execPath, [ITEM_WORKER, JSON.stringify(config)], {
+      stdio: ['ignore', 'pipe', 'inherit'],
+    });
+    const exited = once(child, 'exit');
+    cleanups.push(async () => {
+      if (child.exitCode === null && child.signalCode === null) {
+        child.kill('SIGTERM');
+        await exited;
+      }
+    });
+    await new Promise((resolve, reject) => {
+      child.stdout.on('data', (chunk) => chunk.toString().includes('ready') && resolve());
+      child.once('exit', (code) => reject(new Error(`an item worker exited (${code}) before it was ready`)));
+    });
+  }
+  const executor = async (prefix) => {
+    const opened = await openClusterExecutor({
+      connection: { ...REDIS, db: 0 },
+      prefix,
+      module: ITEMS_MODULE,
+      chunkItems,
+      onError: (error) => process.stderr.write(`cluster-anchors: harmflow queue: ${error.message}\n`),
+    });
+    cleanups.push(() => opened.close());
+    return opened;
+  };
+  const { workflow } = await loadWorkflowModule(ITEMS_MODULE);
+  return { store, workflow, oneWorker: await executor(one), twoWorkers: await executor(two) };
+}
+
+/** The workload as one HarmFlow run, its items computed by the item workers behind `executor`. */
+async function harmflowRun({ store, workflow }, executor, count, tag, signal) {
+  const started = performance.now();
+  const result = await startRun(workflow, {
+    store,
+    executor,
+    signal,
+    module: ITEMS_MODULE,
+    params: { items: count, tag },
+  });
+  const ms = performance.now() - started;
+  check(result.run.state === 'succeeded', `the HarmFlow run succeeded (${tag}): ${result.run.message}`);
+  check(
+    result.steps.length === steps && result.steps.every((step) => step.computed === count),
+    `HarmFlow computed ${count} items in each of ${steps} steps (${tag})`,
+  );
+  return { ms, perS: (count * steps * 1000) / ms };
 }
 
 /** Runs each cleanup once, newest first; a failing one is reported and the others still run. */
@@ -362,7 +480,7 @@ async function bullmqRun(count, tag, signal) {
 async function removeQueueKeys(redis) {
   let cursor = '0';
   do {
-    const [nextCursor, keys] = await redis.scan(cursor, 'MATCH', `${QUEUE_PREFIX}:*`, 'COUNT', 1000);
+    const [nextCursor, keys] = await redis.scan(cursor, 'MATCH', `${QUEUE_PREFIX}*`, 'COUNT', 1000);
     if (keys.length > 0) await redis.del(...keys);
     cursor = nextCursor;
   } while (cursor !== '0');

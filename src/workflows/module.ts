@@ -40,13 +40,19 @@ export interface WorkflowModule {
   readonly prices: Prices;
 }
 
-/** Loads the workflow file at `path` (relative to the current directory). */
-export async function loadWorkflowModule(path: string): Promise<WorkflowModule> {
+/**
+ * Loads the workflow file at `path` (relative to the current directory). With `version` (an item
+ * worker passes the file's digest), the file is imported under that version: a file changed on disk
+ * is imported anew under its new version, where a plain import would return the module loaded first.
+ */
+export async function loadWorkflowModule(path: string, version?: string): Promise<WorkflowModule> {
   const absolute = resolve(path);
   if (!existsSync(absolute)) throw new WorkflowDefinitionError(`no workflow file ${path}`);
   let loaded: { default?: unknown };
   try {
-    loaded = (await import(pathToFileURL(absolute).href)) as { default?: unknown };
+    const url = pathToFileURL(absolute);
+    if (version !== undefined) url.searchParams.set('version', version);
+    loaded = (await import(url.href)) as { default?: unknown };
   } catch (error) {
     throw new WorkflowDefinitionError(`cannot load workflow file ${path}: ${describeError(error)}`, { cause: error });
   }

@@ -19,24 +19,18 @@ import { setTimeout as delay } from 'node:timers/promises';
 import { describeError, NotFoundError, UsageError } from '../core/errors.js';
 import { newExecutionId } from '../core/ids.js';
 import type { EffectLedger } from '../store/effect-ledger.js';
-import type { Json, ResumeStore, RunItem, RunRecord, StoredOutput } from '../store/resume-store.js';
+import type { Json, ResumeStore, RunItem, RunRecord } from '../store/resume-store.js';
 import type { AgentContext } from './agent-item.js';
-import { type ComputeContext, computeItem } from './compute-item.js';
+import type { ComputeContext } from './compute-item.js';
 import type { ModelProvider, StepDefinition, WorkflowDefinition } from './define.js';
-import { digestOf } from './fingerprint.js';
 import { GroupCommit, type GroupCommitLimits } from './group-commit.js';
-import {
-  type Fingerprinted,
-  fingerprintItem,
-  inputOf,
-  invalidationMarks,
-  itemsOf,
-  type PreparedItem,
-} from './prepare.js';
-import { RetryBudget, type RetryConfig, resolveRetryPolicy, runWithRetries } from './retry.js';
+import { computedCommit, doneItem, failedItem, previousOutput } from './item-commits.js';
+import { type DriveContext, IN_PROCESS, type ItemExecutor, type ReadyItem, type StepWork } from './item-executor.js';
+import { type Fingerprinted, fingerprintItem, inputOf, invalidationMarks, itemsOf } from './prepare.js';
+import { RetryBudget, type RetryConfig, resolveRetryPolicy } from './retry.js';
 import { approvalCommits, BY_RULE, sortOpenReviews } from './review.js';
 import { NOT_LOADED, RunOutputs } from './run-outputs.js';
-import { defaultConcurrency, requireWhatStepsNeed, validateDefinition } from './validate.js';
+import { requireWhatStepsNeed, validateDefinition } from './validate.js';
 
 export interface WorkflowOptions {
   readonly store: ResumeStore;
@@ -48,6 +42,11 @@ export interface WorkflowOptions {
   readonly retry?: RetryConfig;
   /** When item results are committed (default: 1000 of them or 100 ms, group-commit.ts). */
   readonly groupCommit?: GroupCommitLimits;
+  /**
+   * Where a step's items are computed (item-executor.ts): in this process by default; a cluster
+   * executor (cluster-executor.ts) sends them to item workers.
+   */
+  readonly executor?: ItemExecutor;
   readonly onEvent?: (event: WorkflowEvent) => void;
   readonly signal?: AbortSignal;
   /** Injectable for tests: the clock, sleeping between retries, and the jitter source. */
@@ -141,9 +140,7 @@ interface Planned extends Fingerprinted {
 }
 
 /** An item that will compute, with its input. */
-interface Ready extends PreparedItem {
-  readonly key: string;
-}
+type Ready = ReadyItem;
 
 const NO_DIGESTS: ReadonlyMap<string, string> = new Map();
 
@@ -181,6 +178,20 @@ async function drive(definition: WorkflowDefinition, run: RunRecord, options: Wo
     ...(options.agents !== undefined && { agents: options.agents }),
     ...(options.signal !== undefined && { signal: options.signal }),
   };
+
+  const executor = options.executor ?? IN_PROCESS;
+  const driveContext: DriveContext = {
+    compute,
+    policy,
+    budget,
+    sleep,
+    random,
+    now,
+    ...(options.signal !== undefined && { signal: options.signal }),
+    onRetry: (key, info) => emit({ type: 'item.retry', step: stepNow, item: key, ...info }),
+  };
+  /** The step being driven, for the retry events. */
+  let stepNow = '';
 
   const outputs = new RunOutputs(store, run.params);
   const { view } = outputs;
@@ -254,9 +265,9 @@ async function drive(definition: WorkflowDefinition, run: RunRecord, options: Wo
           continue;
         }
         outputs.hold(step.name, plan.key, plan.fingerprint, digest);
-        const reused = { cached: true, tries: 0, before: earlier.get(plan.key) };
+        const reused = { cached: true, tries: 0, before: previousOutput(earlier.get(plan.key)) };
         const hit = { fingerprint: plan.fingerprint, digest };
-        await commits.add({ item: doneItem(run.id, step.name, plan.key, hit, reused, stamp()) });
+        await commits.add({ item: doneItem({ run: run.id, step: step.name, key: plan.key }, hit, reused, stamp()) });
       }
       emit({ type: 'step.started', step: step.name, items: keys.length, cached: plans.length - toCompute.length });
       if (step.kind === 'review') {
@@ -297,79 +308,50 @@ async function drive(definition: WorkflowDefinition, run: RunRecord, options: Wo
         continue;
       }
 
-      const ready = await withInputs(step, toCompute);
+      const ready = await withInputs(step, toCompute, earlier);
+      stepNow = step.name;
+      const place = { run: run.id, workflow: definition.name, step: step.name };
+      const order = new Map(ready.map((plan, index) => [plan.key, index]));
+      const fingerprints = new Map(ready.map((plan) => [plan.key, plan]));
       let computed = 0;
       let failed = 0;
-      await forEachLimited(
-        ready,
-        defaultConcurrency(step),
-        () => crash !== undefined,
-        async (plan) => {
-          const result = await runWithRetries(() => computeItem(step, plan.input, compute), {
-            policy,
-            budget,
-            sleep,
-            random,
-            now,
-            ...(options.signal !== undefined && { signal: options.signal }),
-            onRetry: (info) =>
-              emit({
-                type: 'item.retry',
-                step: step.name,
-                item: plan.key,
-                tryNumber: info.tryNumber,
-                delayMs: info.delayMs,
-                error: info.error.message,
-              }),
-          });
-          if (result.ok) {
-            const { text, digest } = digestOf(result.value.output);
-            const output: StoredOutput = {
-              fingerprint: plan.fingerprint,
-              workflow: definition.name,
-              step: step.name,
-              item: plan.key,
-              digest,
-              output: result.value.output,
-              components: plan.components as unknown as Json,
-              measured: result.value.measured,
-              createdAt: stamp(),
-            };
-            outputs.hold(step.name, plan.key, plan.fingerprint, digest, output.output);
-            const done = { cached: false, tries: result.tries, before: earlier.get(plan.key) };
-            // The texts just hashed are the JSON the store keeps: it need not serialize them again.
-            await commits.add({
-              item: doneItem(run.id, step.name, plan.key, output, done, stamp()),
-              output,
-              texts: { output: text, components: plan.componentsText },
-            });
-            computed += 1;
-          } else if (result.kind === 'defect') {
-            failed += 1;
-            failures += 1;
-            firstFailure ??= `step ${step.name} item ${plan.key}: ${result.error}`;
-            emit({ type: 'item.failed', step: step.name, item: plan.key, error: result.error });
-            await commits.add({
-              item: {
-                run: run.id,
-                step: step.name,
-                item: plan.key,
-                status: 'failed',
-                fingerprint: plan.fingerprint,
-                error: result.error,
-                tries: result.tries,
-                updatedAt: stamp(),
-              },
-            });
-          } else {
-            const why = result.reason === 'item' ? ` (${result.tries} tries)` : '';
-            const index = ready.indexOf(plan);
-            if (crash === undefined || index < crash.index) {
-              crash = { step: step.name, item: plan.key, index, message: `${result.error}${why}` };
-            }
+      const work: StepWork = { definition, step, run: run.id, items: ready, stopping: () => crash !== undefined };
+      await executor.computeStep(work, driveContext, async (outcome) => {
+        const plan = fingerprints.get(outcome.key) as Ready;
+        if (outcome.status === 'computed') {
+          const at = stamp();
+          const commit = computedCommit(
+            { ...place, key: plan.key },
+            plan,
+            outcome.computed,
+            {
+              tries: outcome.tries,
+              before: plan.before,
+            },
+            at,
+          );
+          outputs.hold(step.name, plan.key, plan.fingerprint, commit.output.digest, commit.output.output);
+          await commits.add(commit);
+          computed += 1;
+        } else if (outcome.status === 'committed') {
+          outputs.hold(step.name, plan.key, plan.fingerprint, outcome.digest, outcome.output);
+          computed += 1;
+        } else if (outcome.status === 'failed') {
+          failed += 1;
+          failures += 1;
+          firstFailure ??= `step ${step.name} item ${plan.key}: ${outcome.error}`;
+          emit({ type: 'item.failed', step: step.name, item: plan.key, error: outcome.error });
+          if (!outcome.committed) {
+            await commits.add({ item: failedItem({ ...place, key: plan.key }, plan.fingerprint, outcome, stamp()) });
           }
-        },
-      );
+        } else {
+          const why = outcome.reason === 'item' ? ` (${outcome.tries} tries)` : '';
+          const index = order.get(plan.key) ?? 0;
+          if (crash === undefined || index < crash.index) {
+            crash = { step: step.name, item: plan.key, index, message: `${outcome.error}${why}` };
+          }
+        }
+      });
       await commits.flush();
       const summary: StepSummary = {
         step: step.name,
@@ -390,7 +372,11 @@ async function drive(definition: WorkflowDefinition, run: RunRecord, options: Wo
    * `items` with their inputs: the values they read are loaded first, together (any a read selector
    * asks for besides, a step at a time).
    */
-  async function withInputs(step: StepDefinition, items: readonly Planned[]): Promise<Ready[]> {
+  async function withInputs(
+    step: StepDefinition,
+    items: readonly Planned[],
+    earlier?: ReadonlyMap<string, RunItem>,
+  ): Promise<Ready[]> {
     await outputs.loadInputs(items);
     const ready: Ready[] = [];
     for (const { key, components, componentsText, fingerprint } of items) {
@@ -400,7 +386,14 @@ async function drive(definition: WorkflowDefinition, run: RunRecord, options: Wo
         await outputs.loadMissing();
         loaded = outputs.attempt(input);
       }
-      ready.push({ key, components, componentsText, fingerprint, input: loaded });
+      ready.push({
+        key,
+        components,
+        componentsText,
+        fingerprint,
+        input: loaded,
+        before: previousOutput(earlier?.get(key)),
+      });
     }
     return ready;
   }
@@ -447,59 +440,4 @@ function failureMessage(failures: number, summaries: readonly StepSummary[], fir
   const parts = [`${failures} item(s) failed`];
   if (blocked > 0) parts.push(`${blocked} blocked by a failed upstream item`);
   return `${parts.join(', ')}${first ? `; first: ${first}` : ''}`;
-}
-
-/** A done run item that uses `output`, remembering the output this run's item had before (RunItem.replaced). */
-function doneItem(
-  run: string,
-  step: string,
-  item: string,
-  output: Pick<StoredOutput, 'fingerprint' | 'digest'>,
-  how: { readonly cached: boolean; readonly tries: number; readonly before: RunItem | undefined },
-  updatedAt: string,
-): RunItem {
-  const { before } = how;
-  const replaced =
-    before?.status !== 'done'
-      ? undefined
-      : (before.replaced ?? (before.digest === output.digest ? undefined : before.fingerprint));
-  return {
-    run,
-    step,
-    item,
-    status: 'done',
-    fingerprint: output.fingerprint,
-    digest: output.digest,
-    cached: how.cached,
-    ...(replaced !== undefined && { replaced }),
-    tries: how.tries,
-    updatedAt,
-  };
-}
-
-/**
- * Runs `work` over `items`, at most `limit` at a time, in order of start; stops starting new ones
- * once `stop()` is true. Resolves when every started one has finished; rejects with the first error
- * `work` throws (after the others finished).
- */
-async function forEachLimited<T>(
-  items: readonly T[],
-  limit: number,
-  stop: () => boolean,
-  work: (item: T) => Promise<void>,
-): Promise<void> {
-  let next = 0;
-  let failure: { error: unknown } | undefined;
-  const lane = async (): Promise<void> => {
-    while (next < items.length && !stop() && failure === undefined) {
-      const item = items[next++] as T;
-      try {
-        await work(item);
-      } catch (error) {
-        failure ??= { error };
-      }
-    }
-  };
-  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, lane));
-  if (failure !== undefined) throw failure.error;
 }
