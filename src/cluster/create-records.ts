@@ -10,6 +10,7 @@ import { tmpdir } from 'node:os';
 import { isAbsolute } from 'node:path';
 import { RepositoryError } from '../core/errors.js';
 import { newExecutionId } from '../core/ids.js';
+import { isRepositoryUrl } from '../core/repository-url.js';
 import type { Task } from '../core/task.js';
 import { executionRecordOf } from '../execution/create.js';
 import type { ExecutionRecord, Store } from '../store/store.js';
@@ -52,7 +53,8 @@ export function isMaterialized(record: Pick<ExecutionRecord, 'worktree'>): boole
  * is inserted. A store failure rejects as the store rejects; the task row may then be left alone.
  */
 export async function createClusterExecution(task: Task, store: Store): Promise<ExecutionRecord> {
-  if (!isRepositoryUrl(task.repo)) throw new RepositoryError(`not a repository URL or absolute path: ${task.repo}`);
+  if (!isRepositoryUrl(task.repo) && !isAbsolute(task.repo))
+    throw new RepositoryError(`not a repository URL or absolute path: ${task.repo}`);
   const baseSha = await resolveRemoteRef(task.repo, task.baseRef);
   const records = executionRecordOf(task, {
     id: newExecutionId(),
@@ -66,11 +68,6 @@ export async function createClusterExecution(task: Task, store: Store): Promise<
   await store.insertTask(records.task);
   await store.insertExecution(records.execution);
   return records.execution;
-}
-
-/** `scheme://…`, scp-like `[user@]host:path` (no slash before the colon), or an absolute path. */
-function isRepositoryUrl(repo: string): boolean {
-  return /^[a-z][a-z0-9+.-]*:\/\//i.test(repo) || /^[^/:]+:/.test(repo) || isAbsolute(repo);
 }
 
 async function resolveRemoteRef(url: string, baseRef: string): Promise<string> {

@@ -8,6 +8,7 @@ import { z } from 'zod';
 import { parseDuration } from './duration.js';
 import { GatesConfig, type GatesSettings } from './gates-config.js';
 import { HARNESS_NAMES, HarnessName, isSimulatedHarness, Outcome, SIMULATED_HARNESSES } from './outcome.js';
+import { isRepositoryUrl } from './repository-url.js';
 
 const harnessName = z.enum(HARNESS_NAMES, {
   error: (issue) => `unknown harness ${JSON.stringify(issue.input)} (known: ${HARNESS_NAMES.join(', ')})`,
@@ -167,7 +168,7 @@ export function resolveTask(file: TaskFile, resolvePath: (path: string) => strin
   });
   return {
     name: file.name,
-    repo: resolvePath(file.repo),
+    repo: isRepositoryUrl(file.repo) ? file.repo : resolvePath(file.repo),
     baseRef: file.baseRef,
     prompt: file.prompt,
     chain,

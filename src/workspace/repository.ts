@@ -5,6 +5,7 @@
 import { stat } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import { RepositoryError } from '../core/errors.js';
+import { isRepositoryUrl } from '../core/repository-url.js';
 import { failureLine, GitSha, git } from './git.js';
 
 export interface Repository {
@@ -17,10 +18,16 @@ export interface Repository {
 /**
  * Resolves `repoPath` (any directory inside a work tree) to its top level, and `baseRef` (a
  * branch, tag, sha or any revision) to a commit. Throws RepositoryError
- * `repository not found: <path>`, `not a git repository: <path>` (git's reason as the cause) or
+ * `repository <url> is a URL: …` (a URL needs cluster mode), `repository not found: <path>`,
+ * `not a git repository: <path>` (git's reason as the cause) or
  * `base ref "<ref>" not found in <root>`.
  */
 export async function resolveRepository(repoPath: string, baseRef: string): Promise<Repository> {
+  if (isRepositoryUrl(repoPath)) {
+    throw new RepositoryError(
+      `repository ${repoPath} is a URL: this machine runs executions from a repository on its disk (clone it, or submit it to a cluster: docs/cluster.md)`,
+    );
+  }
   const path = resolve(repoPath);
   const info = await stat(path).catch(() => undefined);
   if (info === undefined) throw new RepositoryError(`repository not found: ${path}`);

@@ -144,6 +144,15 @@ describe('loadTaskFile', () => {
     expect(loadTaskFile(fromCwd).repo).toBe(join(root, `${files}`, 'app'));
   });
 
+  it.each([
+    'https://git.example.com/team/app.git',
+    'ssh://git@git.example.com/team/app.git',
+    'git@git.example.com:team/app.git',
+    'file:///srv/git/app.git',
+  ])('keeps a repository URL as written (%s): the worker of a cluster clones it', (url) => {
+    expect(loadTaskFile(taskFile(`${MINIMAL}repo: ${JSON.stringify(url)}\n`)).repo).toBe(url);
+  });
+
   it('keeps an explicit maxSwitches, even 0 with fallbacks, and reads a timeout in seconds', () => {
     const task = loadTaskFile(taskFile(`${MINIMAL}fallbacks: [codex, codex]\nmaxSwitches: 0\ntimeout: 600\n`));
     expect(task.maxSwitches).toBe(0);

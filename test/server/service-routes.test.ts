@@ -86,6 +86,12 @@ describe('POST /api/executions', () => {
       /absolute path/,
     );
     await expectError(
+      await post('/api/executions', { task: taskBody({ repo: 'https://git.example.com/team/app.git' }) }),
+      400,
+      'TaskFileError',
+      /is a URL; this service runs executions from repositories on its machine \(a URL needs cluster mode\)/,
+    );
+    await expectError(
       await post('/api/executions', { task: taskBody({ repo: '/nonexistent/harmflow-repo' }) }),
       400,
       'RepositoryError',

@@ -27,6 +27,15 @@ describe('resolveRepository', () => {
     expect(await resolveRepository(repo, first.slice(0, 8))).toEqual({ root: repo, baseSha: first });
   });
 
+  it('refuses a URL in one line naming cluster mode, reading nothing', async () => {
+    const error = await resolveRepository('https://git.example.com/team/app.git', 'main').catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(RepositoryError);
+    expect((error as RepositoryError).message).toBe(
+      'repository https://git.example.com/team/app.git is a URL: this machine runs executions from a repository on its disk (clone it, or submit it to a cluster: docs/cluster.md)',
+    );
+    expect((error as RepositoryError).exitCode).toBe(EXIT.repository);
+  });
+
   it('fails on a missing path without creating it', async () => {
     const path = join(await dirs.make(), 'absent');
     const error = await resolveRepository(path, 'main').catch((e: unknown) => e);

@@ -16,6 +16,7 @@ import { z } from 'zod';
 import { ConflictError, NotFoundError, TaskFileError, UsageError } from '../../core/errors.js';
 import type { HomePaths } from '../../core/home.js';
 import { type ExecutionState, FINAL_STATES, HarnessName, STATES } from '../../core/outcome.js';
+import { isRepositoryUrl } from '../../core/repository-url.js';
 import { resolveTask, type Task, TaskFile } from '../../core/task.js';
 import { describeIssue } from '../../core/task-file.js';
 import { type EventData, parseEventRecord } from '../../events/schema.js';
@@ -270,15 +271,18 @@ export async function jsonBody(c: Context): Promise<unknown> {
 
 /**
  * Validates a submitted task file; relative paths are refused, there is no folder to resolve them in.
- * In cluster mode `repo` may also be a URL (`scheme://…` or `host:path`), taken as given: the
- * ExecutionService checks it (cluster/create-records.ts).
+ * `repo` may be a URL (core/repository-url.ts) only in cluster mode, where the ExecutionService checks
+ * it (cluster/create-records.ts); a single service runs executions from repositories on its machine.
  */
 function taskOf(raw: unknown, cluster: boolean): Task {
   const file = TaskFile.safeParse(raw);
   if (!file.success) throw new TaskFileError(`invalid task: ${describeIssue(file.error)}`);
-  const repo = file.data.repo;
+  if (!cluster && isRepositoryUrl(file.data.repo)) {
+    throw new TaskFileError(
+      `invalid task: repo ${JSON.stringify(file.data.repo)} is a URL; this service runs executions from repositories on its machine (a URL needs cluster mode)`,
+    );
+  }
   return resolveTask(file.data, (path) => {
-    if (cluster && path === repo && /^([a-z][a-z0-9+.-]*:\/\/|[^/:]+:)/i.test(path)) return path;
     if (!isAbsolute(path)) {
       throw new TaskFileError(
         `invalid task: ${JSON.stringify(path)} must be an absolute path (the service has no task-file folder to resolve it in)`,
