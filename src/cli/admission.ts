@@ -14,6 +14,13 @@ interface Options {
 
 /** The status as lines for people. */
 export function formatAdmission(status: AdmissionStatus): string[] {
+  if ('mode' in status) {
+    const { waiting, active, delayed } = status.queue;
+    return [
+      'admission  on each worker (cluster mode: `harmflow worker` pauses below its disk floor)',
+      `queue      ${waiting} waiting, ${active} being driven, ${delayed} delayed`,
+    ];
+  }
   return [
     `admission  ${status.held ? 'held' : 'open'}`,
     ...status.reasons.map((reason) => `  - ${reason}`),

@@ -59,8 +59,8 @@ export type ExecutionWithAttempts = z.infer<typeof ExecutionWithAttempts>;
 export const Turn = z.object({ id: z.string().min(1), execution: z.string(), queued: z.int().min(1) });
 export type Turn = z.infer<typeof Turn>;
 
-/** What admission control says: the concurrency cap and why new executions are held, if they are. */
-export const AdmissionStatus = z.object({
+/** What a single service's admission control says: the concurrency cap and why new executions are held, if they are. */
+export const ServiceAdmissionStatus = z.object({
   cap: z.int().min(0),
   /** What set the cap (e.g. the core count or a setting), as the service words it. */
   capFrom: z.string(),
@@ -77,6 +77,32 @@ export const AdmissionStatus = z.object({
   worktreesBytes: z.number().min(0).exactOptional(),
   runsBytes: z.number().min(0).exactOptional(),
 });
+
+/**
+ * What an API node of a cluster says (cluster/cluster-admission.ts): admission is each worker's, so
+ * only the dispatch queue's jobs by state.
+ */
+export const ClusterAdmissionStatus = z.object({
+  mode: z.literal('cluster'),
+  queue: z.object({ waiting: z.int().min(0), active: z.int().min(0), delayed: z.int().min(0) }),
+});
+
+/**
+ * Either, told apart by `mode` (only an API node's has one), so that a body that fits neither is
+ * described by the issues of the one it was meant to be.
+ */
+export const AdmissionStatus = z
+  .unknown()
+  .transform((value, context): z.infer<typeof ClusterAdmissionStatus> | z.infer<typeof ServiceAdmissionStatus> => {
+    const meant =
+      typeof value === 'object' && value !== null && 'mode' in value ? ClusterAdmissionStatus : ServiceAdmissionStatus;
+    const parsed = meant.safeParse(value);
+    if (parsed.success) return parsed.data;
+    for (const issue of parsed.error.issues) {
+      context.addIssue({ code: 'custom', path: issue.path, message: issue.message, input: value });
+    }
+    return z.NEVER;
+  });
 export type AdmissionStatus = z.infer<typeof AdmissionStatus>;
 
 /** `POST /api/stop` (202). */
