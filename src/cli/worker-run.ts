@@ -4,23 +4,29 @@
  */
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { Redis } from 'ioredis';
 import { openExecutionContexts } from '../cluster/contexts.js';
+import { openDispatchQueue } from '../cluster/dispatch.js';
 import { driveClusterJob } from '../cluster/drive-job.js';
 import { openExecutionInbox } from '../cluster/inbox.js';
 import { openExecutionLeases } from '../cluster/lease.js';
 import { killHarnesses } from '../cluster/orphans.js';
 import type { RedisConnection } from '../cluster/queue-url.js';
+import { openRedispatchSweep, startRedispatching } from '../cluster/redispatch.js';
 import { reachStore } from '../cluster/store-url.js';
 import { startDispatchWorker } from '../cluster/worker-loop.js';
-import { describeError, ServiceUnavailableError } from '../core/errors.js';
+import { describeError } from '../core/errors.js';
 import { harmflowHome } from '../core/home.js';
 import { openEventMirror } from '../events/mirror/event-mirror.js';
 import { openPgEventSource } from '../events/mirror/event-source.js';
 import { Admission, DEFAULT_RECHECK_MS } from '../service/admission.js';
 import { systemHost } from '../service/host.js';
 import { DEFAULT_CLOSE_BUDGET_MS } from '../service/registry.js';
+import { openPostgresEffectLedger } from '../store/postgres/effect-ledger.js';
 import { openPostgresStore } from '../store/postgres/postgres-store.js';
+import { openPostgresResumeStore } from '../store/postgres/resume-store.js';
+import { type ServedModel, startItemWorker } from '../workflows/cluster-worker.js';
+import { describeModel } from './model-limits.js';
+import { reachQueue } from './reach-queue.js';
 
 /** A worker's settings, checked (worker.ts). */
 export interface WorkerSettings {
@@ -38,6 +44,10 @@ export interface WorkerSettings {
   readonly interruptBudgetMs?: number;
   /** Default DEFAULT_CLOSE_BUDGET_MS. */
   readonly closeBudgetMs?: number;
+  /** The most workflow chunks computed at once, per item queue. */
+  readonly itemConcurrency: number;
+  /** The models whose workflow items this worker computes, each with its rate limit. */
+  readonly models: readonly ServedModel[];
 }
 
 /**
@@ -83,6 +93,11 @@ export async function runWorker(settings: WorkerSettings): Promise<void> {
     closers.push(() => mirrored.close());
     const contexts = await openExecutionContexts(storeUrl, pg);
     closers.push(() => contexts.close());
+    // Workflow items: their outputs and effects, closed after the item worker (closers run in reverse).
+    const resumeStore = await openPostgresResumeStore(storeUrl, pg);
+    closers.push(() => resumeStore.close());
+    const ledger = await openPostgresEffectLedger(storeUrl, pg);
+    closers.push(() => ledger.close());
     const admission = new Admission({
       host: systemHost,
       path: home.root,
@@ -118,7 +133,40 @@ export async function runWorker(settings: WorkerSettings): Promise<void> {
       onError,
       paused: refusedAtStart !== undefined,
     });
-    say(`worker ${workerId} taking executions from ${connection.host}:${connection.port} (concurrency ${slots})`);
+    closers.push(() => worker.close());
+    const items = await startItemWorker({
+      connection,
+      prefix: settings.queuePrefix,
+      store: resumeStore,
+      ledger,
+      concurrency: settings.itemConcurrency,
+      models: settings.models,
+      onError,
+    });
+    closers.push(() => items.close());
+    // Dispatches again what has work and no worker (a lost dispatch, a Redis that lost its jobs).
+    const queue = openDispatchQueue({ connection, prefix: settings.queuePrefix, onError });
+    closers.push(() => queue.close());
+    const sweep = await openRedispatchSweep(storeUrl, pg);
+    closers.push(() => sweep.close());
+    const redispatching = startRedispatching({
+      sweep,
+      queue,
+      onError,
+      onDispatched: (executions) =>
+        say(
+          `worker ${workerId} dispatched again ${executions.length} execution(s) no worker held: ${executions.join(' ')}`,
+        ),
+    });
+    closers.push(() => redispatching.stop());
+    const models = settings.models.length === 0 ? 'none' : settings.models.map(describeModel).join(', ');
+    // One write: whoever waits for the start line has both.
+    say(
+      [
+        `worker ${workerId} taking executions from ${connection.host}:${connection.port} (concurrency ${slots})`,
+        `worker ${workerId} taking workflow items (item concurrency ${settings.itemConcurrency}; models: ${models})`,
+      ].join('\n'),
+    );
     let paused = refusedAtStart !== undefined;
     if (refusedAtStart !== undefined) say(`worker ${workerId} paused: ${refusedAtStart}`);
     let checking: Promise<void> = Promise.resolve();
@@ -145,6 +193,7 @@ export async function runWorker(settings: WorkerSettings): Promise<void> {
     clearInterval(ticker);
     await checking;
     say(`worker ${workerId} stopping: suspending its executions for other workers to carry on`);
+    const itemsClosed = items.close();
     const closed = worker.close();
     let timer: NodeJS.Timeout | undefined;
     const expired = new Promise<'expired'>((resolve) => {
@@ -157,41 +206,9 @@ export async function runWorker(settings: WorkerSettings): Promise<void> {
     }
     clearTimeout(timer);
     await closed;
+    await itemsClosed;
     say(`worker ${workerId} stopped`);
   } finally {
     await closeAll();
-  }
-}
-
-/**
- * 5 s for the queue's Redis to answer at start, as PostgreSQL's connect timeout (store/postgres/pool.ts
- * CONNECT_TIMEOUT_MS): a worker started against a Redis that is down says so and exits 8, instead of
- * waiting in BullMQ's reconnects. Once started, it rides out Redis outages (BullMQ reconnects).
- */
-const QUEUE_CONNECT_TIMEOUT_MS = 5_000;
-
-/** Resolves once the queue's Redis answers a PING; ServiceUnavailableError (exit 8) when it does not. */
-async function reachQueue(connection: RedisConnection): Promise<void> {
-  const redis = new Redis({
-    ...connection,
-    lazyConnect: true,
-    connectTimeout: QUEUE_CONNECT_TIMEOUT_MS,
-    maxRetriesPerRequest: 0,
-    retryStrategy: () => null,
-  });
-  // The connection's own error (ECONNREFUSED, a timeout) says more than the rejection ("closed").
-  let failure: Error | undefined;
-  redis.on('error', (error: Error) => {
-    failure ??= error;
-  });
-  try {
-    await redis.connect();
-    await redis.ping();
-  } catch (error) {
-    throw new ServiceUnavailableError(`cannot reach the queue at ${connection.host}:${connection.port}`, {
-      cause: failure ?? error,
-    });
-  } finally {
-    redis.disconnect();
   }
 }

@@ -9,15 +9,12 @@
  *
  * The command opens the ledger as a holder of its own for its duration and claims nothing.
  */
-import { mkdirSync } from 'node:fs';
 import type { Command } from 'commander';
 import { z } from 'zod';
 import { NotFoundError, UsageError } from '../core/errors.js';
-import { harmflowHome } from '../core/home.js';
 import type { EffectLedger, EffectRecord, EffectState } from '../store/effect-ledger.js';
 import type { ResumeStore } from '../store/resume-store.js';
-import { openSqliteEffectLedger } from '../store/sqlite/effect-ledger.js';
-import { withStore } from './workflow-store.js';
+import { type StoreOptions, storeOptions, storePlace, withLedger, withStore } from './workflow-store.js';
 
 /** 100 characters of a result, error or reason in the table: a receipt or a one-line error fits; `--json` gives all. */
 const DETAIL_CHARS = 100;
@@ -66,35 +63,33 @@ export async function resolveRunEffect(
   return ledger.resolve(key, settlement, `${PERSON}: ${note}`, at);
 }
 
-interface Options {
+interface Options extends StoreOptions {
   state?: string;
   resolve?: string;
   done?: boolean;
   failed?: boolean;
   note?: string;
   json?: boolean;
-  home?: string;
 }
 
 /** Registers `effects` under the `workflow` command. */
 export function registerEffects(workflow: Command): void {
-  workflow
-    .command('effects <run>')
-    .description("a run's outside side effects from the ledger; --resolve settles one the ledger cannot")
+  storeOptions(
+    workflow
+      .command('effects <run>')
+      .description("a run's outside side effects from the ledger; --resolve settles one the ledger cannot"),
+  )
     .option('--state <state>', 'only effects in this state: claimed, unknown, done or failed')
     .option('--resolve <key>', 'settle this unknown (or failed) effect, after checking the provider by hand')
     .option('--done', 'with --resolve: the effect happened')
     .option('--failed', 'with --resolve: it did not happen (it is performed again when its step runs again)')
     .option('--note <text>', 'with --resolve: how you know (recorded in settledBy)')
     .option('--json', 'print the effects (or the resolved one) as JSON')
-    .option('--home <dir>', 'state directory')
     .action(async (run: string, options: Options) => {
       const resolve = resolution(options);
       const state = options.state === undefined ? undefined : stateOf(options.state);
-      const paths = harmflowHome(options.home);
-      mkdirSync(paths.root, { recursive: true });
-      const ledger = openSqliteEffectLedger(paths.database);
-      try {
+      const place = storePlace(options);
+      await withLedger(place, async (ledger) => {
         if (resolve !== undefined) {
           const { key, outcome, note } = resolve;
           const record = await resolveRunEffect(ledger, run, key, outcome, note, new Date().toISOString());
@@ -102,13 +97,11 @@ export function registerEffects(workflow: Command): void {
           process.stdout.write(`${options.json ? JSON.stringify(record, null, 2) : line}\n`);
           return;
         }
-        await withStore(options.home, async (store) => {
+        await withStore(place, async (store) => {
           const records = await listRunEffects(ledger, store, run, state);
           process.stdout.write(`${options.json ? JSON.stringify(records, null, 2) : formatEffects(run, records)}\n`);
         });
-      } finally {
-        await ledger.close();
-      }
+      });
     });
 }
 

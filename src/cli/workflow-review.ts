@@ -11,9 +11,9 @@ import { UsageError } from '../core/errors.js';
 import type { Json } from '../store/resume-store.js';
 import { approve, type PendingReview, pendingReviews, reject } from '../workflows/review.js';
 import { lineDiff } from './line-diff.js';
-import { moduleOf, withStore } from './workflow-store.js';
+import { moduleOf, type StoreOptions, storeOptions, storePlace, withStore } from './workflow-store.js';
 
-interface ReviewOptions {
+interface ReviewOptions extends StoreOptions {
   file?: string;
   approve?: string[];
   approveAll?: boolean;
@@ -21,15 +21,16 @@ interface ReviewOptions {
   reason?: string;
   by?: string;
   json?: boolean;
-  home?: string;
 }
 
 const collect = (value: string, previous: string[] = []): string[] => [...previous, value];
 
 export function registerReview(workflow: Command): void {
-  workflow
-    .command('review <run>')
-    .description("what the run's review steps wait on, with diffs and reasons; approve or reject")
+  storeOptions(
+    workflow
+      .command('review <run>')
+      .description("what the run's review steps wait on, with diffs and reasons; approve or reject"),
+  )
     .option('--file <file>', 'the workflow file (default: the one the run was started from)')
     .option('--approve <item>', 'approve this item; repeatable', collect)
     .option('--approve-all', 'approve every item waiting')
@@ -37,12 +38,12 @@ export function registerReview(workflow: Command): void {
     .option('--reason <text>', 'why the items are rejected')
     .option('--by <name>', 'who decides (recorded with the decision)', process.env.USER ?? 'a reviewer')
     .option('--json', 'print the items waiting (or decided) as JSON')
-    .option('--home <dir>', 'state directory')
     .action(async (id: string, options: ReviewOptions) => {
+      const place = storePlace(options);
       const by = options.by ?? 'a reviewer';
       if (options.reject && options.reason === undefined) throw new UsageError('--reject needs --reason');
       if (options.approveAll && options.approve) throw new UsageError('give --approve or --approve-all, not both');
-      await withStore(options.home, async (store) => {
+      await withStore(place, async (store) => {
         const { workflow: definition } = await moduleOf(store, id, options.file);
         const decided: PendingReview[] = [];
         if (options.approveAll || options.approve) {

@@ -4,7 +4,7 @@ import { NotFoundError, UsageError } from '../core/errors.js';
 import type { Json, ResumeStore, RunItem, RunRecord, StoredOutput } from '../store/resume-store.js';
 import type { ModelSettings } from '../workflows/define.js';
 import { type FingerprintComponents, fingerprintOf, parseComponents } from '../workflows/fingerprint.js';
-import { withStore } from './workflow-store.js';
+import { type StoreOptions, storeOptions, storePlace, withStore } from './workflow-store.js';
 import { formatWhy } from './workflow-why-format.js';
 
 /**
@@ -284,23 +284,25 @@ class EarlierOutputs {
 
 /** Registers `why` under the `workflow` command. */
 export function registerWhy(workflow: Command): void {
-  workflow
-    .command('why <run> <step> <item>')
-    .description("which upstream outputs fed a run's item: tells the step that broke from the step that failed")
+  storeOptions(
+    workflow
+      .command('why <run> <step> <item>')
+      .description("which upstream outputs fed a run's item: tells the step that broke from the step that failed"),
+  )
     .option('--depth <n>', 'levels of inputs to follow', String(DEFAULT_DEPTH))
     .option('--inputs <n>', 'inputs shown per upstream step (the rest are counted)', String(DEFAULT_INPUTS))
     .option('--json', 'print the report as JSON, with the whole output')
-    .option('--home <dir>', 'state directory')
     .action(
       async (
         run: string,
         step: string,
         item: string,
-        options: { depth: string; inputs: string; json?: boolean; home?: string },
+        options: StoreOptions & { depth: string; inputs: string; json?: boolean },
       ) => {
+        const place = storePlace(options);
         const depth = count('--depth', options.depth);
         const inputs = count('--inputs', options.inputs);
-        await withStore(options.home, async (store) => {
+        await withStore(place, async (store) => {
           const report = await explainItem(store, run, step, item, { depth, inputs });
           process.stdout.write(`${options.json ? JSON.stringify(report, null, 2) : formatWhy(report)}\n`);
         });

@@ -8,11 +8,22 @@ import { type RunResult, resumeRun, startRun } from '../workflows/run.js';
 import { registerEffects } from './workflow-effects.js';
 import { formatEvent, formatPlan, formatStatus } from './workflow-format.js';
 import { registerReview } from './workflow-review.js';
-import { getRun, moduleOf, type StepNeeds, withStepNeeds, withStore } from './workflow-store.js';
+import {
+  type ClusterOptions,
+  clusterOptions,
+  getRun,
+  moduleOf,
+  type StepNeeds,
+  type StoreOptions,
+  type StorePlace,
+  storeOptions,
+  storePlace,
+  withStepNeeds,
+  withStore,
+} from './workflow-store.js';
 import { registerWhy } from './workflow-why.js';
 
-interface Common {
-  home?: string;
+interface Common extends ClusterOptions {
   json?: boolean;
 }
 interface Limits {
@@ -32,10 +43,11 @@ export function registerWorkflow(program: Command): void {
       .description('start a run of the workflow file (plans it first)')
       .option('--param <name=value>', 'a run parameter (a JSON value, else a string); repeatable', collect),
   ).action(async (file: string, options: Common & Limits & { param?: string[] }) => {
-    const module = await loadWorkflowModule(file);
+    const place = storePlace(options, true);
     const params = parseParams(options.param ?? []);
-    await withStore(options.home, (store) =>
-      planThenDrive(store, module, { params }, options, (needs) =>
+    const module = await loadWorkflowModule(file);
+    await withStore(place, (store) =>
+      planThenDrive(store, place, module, { params }, options, (needs) =>
         startRun(module.workflow, {
           store,
           params,
@@ -54,17 +66,18 @@ export function registerWorkflow(program: Command): void {
       .description('carry a run on with its workflow file (as it is now): reuses every stored output it can')
       .option('--file <file>', 'the workflow file (default: the one the run was started from)'),
   ).action(async (id: string, options: Common & Limits & { file?: string }) => {
-    await withStore(options.home, async (store) => {
+    const place = storePlace(options, true);
+    await withStore(place, async (store) => {
       const module = await moduleOf(store, id, options.file);
-      await planThenDrive(store, module, { run: id }, options, (needs) =>
+      await planThenDrive(store, place, module, { run: id }, options, (needs) =>
         resumeRun(module.workflow, id, { store, providers: module.providers, ...needs, ...progress(options) }),
       );
     });
   });
 
-  workflow
-    .command('plan <run>')
-    .description('what resuming the run would compute, cost and take (runs nothing)')
+  storeOptions(
+    workflow.command('plan <run>').description('what resuming the run would compute, cost and take (runs nothing)'),
+  )
     .option('--file <file>', 'the workflow file (default: the one the run was started from)')
     .option('--invalidate <step>', 'treat every item of the step as changed; repeatable', collect)
     .option('--assume-changed <step=n>', "assume n of the step's recomputed outputs change; repeatable", collect)
@@ -72,16 +85,16 @@ export function registerWorkflow(program: Command): void {
     .option('--deadline <iso>', 'the deadline to plan against')
     .option('--max-usd <n>', 'the budget to plan against')
     .option('--json', 'print the plan as JSON')
-    .option('--home <dir>', 'state directory')
     .action(
       async (
         id: string,
         options: Common &
           Limits & { file?: string; invalidate?: string[]; assumeChanged?: string[]; fullFrom?: string },
       ) => {
-        await withStore(options.home, async (store) => {
+        const place = storePlace(options);
+        await withStore(place, async (store) => {
           const module = await moduleOf(store, id, options.file);
-          await withStepNeeds(options.home, module, async (needs) => {
+          await withStepNeeds(place, module, async (needs) => {
             const plan = await planResume(module.workflow, {
               store,
               run: id,
@@ -99,13 +112,10 @@ export function registerWorkflow(program: Command): void {
       },
     );
 
-  workflow
-    .command('status <run>')
-    .description('a run: its state, why it stopped, and its items per step')
+  storeOptions(workflow.command('status <run>').description('a run: its state, why it stopped, and its items per step'))
     .option('--json', 'print the run and its items as JSON')
-    .option('--home <dir>', 'state directory')
     .action(async (id: string, options: Common) => {
-      await withStore(options.home, async (store) => {
+      await withStore(storePlace(options), async (store) => {
         const run = await getRun(store, id);
         if (options.json) {
           process.stdout.write(`${JSON.stringify({ run, items: await store.listRunItems(id) }, null, 2)}\n`);
@@ -115,15 +125,17 @@ export function registerWorkflow(program: Command): void {
       });
     });
 
-  workflow
-    .command('invalidate <run> <step>')
-    .description("record that a step's outputs in the run are wrong: its items are computed again on resume")
+  storeOptions(
+    workflow
+      .command('invalidate <run> <step>')
+      .description("record that a step's outputs in the run are wrong: its items are computed again on resume"),
+  )
     .requiredOption('--reason <text>', 'why (kept with the run)')
     .option('--file <file>', 'the workflow file (default: the one the run was started from)')
-    .option('--home <dir>', 'state directory')
-    .action(async (id: string, stepName: string, options: { reason: string; file?: string; home?: string }) => {
+    .action(async (id: string, stepName: string, options: StoreOptions & { reason: string; file?: string }) => {
+      const place = storePlace(options);
       if (options.reason.trim() === '') throw new UsageError('--reason must say why');
-      await withStore(options.home, async (store) => {
+      await withStore(place, async (store) => {
         const module = await moduleOf(store, id, options.file);
         if (!module.workflow.steps.some((step) => step.name === stepName)) {
           throw new UsageError(`workflow ${module.workflow.name} has no step ${JSON.stringify(stepName)}`);
@@ -205,14 +217,18 @@ function gate(plan: Plan, options: Common & Limits): void {
 /** A plan past the deadline or over the budget, refused without --yes. Exit code 2, as `plan` gives it. */
 class PlanRefused extends UsageError {}
 
-/** The options `run` and `resume` share: the limits their plan is held to, output and state directory. */
+/**
+ * The options `run` and `resume` share: the limits their plan is held to, output, and where the run's
+ * state is and its items compute (workflow-store.ts; agent steps run here in cluster mode too).
+ */
 function limitOptions(command: Command): Command {
-  return command
-    .option('--deadline <iso>', 'refuse to start when the plan does not fit before this time (without --yes)')
-    .option('--max-usd <n>', 'refuse to start when the plan costs more (without --yes)')
-    .option('--yes', 'start even past the deadline or the budget')
-    .option('--json', 'print the plan and the result as JSON')
-    .option('--home <dir>', 'state directory');
+  return clusterOptions(
+    command
+      .option('--deadline <iso>', 'refuse to start when the plan does not fit before this time (without --yes)')
+      .option('--max-usd <n>', 'refuse to start when the plan costs more (without --yes)')
+      .option('--yes', 'start even past the deadline or the budget')
+      .option('--json', 'print the plan and the result as JSON'),
+  );
 }
 
 /**
@@ -222,12 +238,13 @@ function limitOptions(command: Command): Command {
  */
 async function planThenDrive(
   store: ResumeStore,
+  place: StorePlace,
   module: WorkflowModule,
   target: { readonly run?: string; readonly params?: Readonly<Record<string, Json>> },
   options: Common & Limits,
   drive: (needs: StepNeeds) => Promise<RunResult>,
 ): Promise<void> {
-  await withStepNeeds(options.home, module, async (needs) => {
+  await withStepNeeds(place, module, async (needs) => {
     const plan = await planResume(module.workflow, {
       store,
       ...target,

@@ -99,7 +99,8 @@ describe.runIf(REDIS_AVAILABLE && POSTGRES_AVAILABLE)('harmflow worker', () => {
     ]);
     const worker = await startWorker(cluster, ['--concurrency', '2']);
     expect(worker.out()).toBe(
-      `worker cli-worker taking executions from ${new URL(TEST_REDIS_URL).hostname}:${new URL(TEST_REDIS_URL).port || 6379} (concurrency 2)\n`,
+      `worker cli-worker taking executions from ${new URL(TEST_REDIS_URL).hostname}:${new URL(TEST_REDIS_URL).port || 6379} (concurrency 2)\n` +
+        'worker cli-worker taking workflow items (item concurrency 4; models: none)\n',
     );
     const { id } = await cluster.create();
     await dispatchExecution(cluster.opened.queue, id);
