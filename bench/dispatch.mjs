@@ -28,6 +28,7 @@ import { parseQueueUrl } from '../dist/cluster/queue-url.js';
 import { startDispatchWorker } from '../dist/cluster/worker-loop.js';
 import { newExecutionId } from '../dist/core/ids.js';
 import { machine } from './machine.mjs';
+import { option } from './options.mjs';
 import { median } from './stats.mjs';
 
 const REDIS_URL = process.env.HARMFLOW_TEST_REDIS_URL ?? 'redis://127.0.0.1:6379';
@@ -37,10 +38,7 @@ const WARM_UP_JOBS = 200;
 /** 120 s: a run that has not finished by then has failed. */
 const RUN_TIMEOUT_MS = 120_000;
 
-const option = (name, fallback) =>
-  process.argv.includes(name) ? process.argv[process.argv.indexOf(name) + 1] : fallback;
-
-if (process.argv.includes('--worker')) await runWorker(JSON.parse(option('--worker')));
+if (process.argv.includes('--worker')) await runWorker(JSON.parse(process.argv[process.argv.indexOf('--worker') + 1]));
 else await main();
 
 /** The worker process: a dispatch worker whose handler tells the parent of each execution handled. */
@@ -66,9 +64,9 @@ async function runWorker({ prefix, schema, workerId, concurrency }) {
 }
 
 async function main() {
-  const jobs = Number(option('--jobs', 2000));
-  const concurrency = Number(option('--concurrency', 16));
-  const reps = Number(option('--reps', 3));
+  const jobs = option('--jobs', 2000);
+  const concurrency = option('--concurrency', 16);
+  const reps = option('--reps', 3);
   const admin = new pg.Pool({ connectionString: POSTGRES_URL, max: 1 });
   const redis = new Redis(parseQueueUrl(REDIS_URL));
   const configurations = [];

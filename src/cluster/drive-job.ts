@@ -32,6 +32,13 @@
  *    because the worker is closing (`context.stopping`) leaves the execution open: the context and
  *    the catch-up are still made (the lease is still held), for the worker that takes it next.
  *
+ * Every write of the execution's own rows in the store (its state, its attempts), the engine's and
+ * this handler's, goes through a view of the store fenced to the lease (postgres-store.ts
+ * `fencedTo`), as the inbox's and the contexts' writes carry the token: a write under way when the
+ * lease is lost commits before the next holder's acquire or not at all. A write of the engine's the
+ * fence refuses is taken as the lease lost: the engine is suspended, as when the lease keeper finds
+ * it lost, and the write is dropped (`suspendOnRefusal`).
+ *
  * Calls for one execution do not overlap: the worker loop calls it only while holding the lease.
  */
 import { appendFile, mkdir, readFile, stat } from 'node:fs/promises';
@@ -48,12 +55,16 @@ import { ExecutionContext } from '../execution/context-schema.js';
 import { carryOn, DEFAULT_INTERRUPT_BUDGET_MS, type EngineOptions, harnessPath } from '../execution/engine.js';
 import { endCanceledWhileQueued } from '../execution/own-records.js';
 import { claimOwnership, releaseOwnership } from '../execution/owner-file.js';
+import type { TurnSource } from '../execution/turns.js';
+import { type FenceableStore, LeaseFenceError } from '../store/postgres/postgres-store.js';
 import type { ExecutionRecord, Store } from '../store/store.js';
 import { pushCheckpoint } from '../workspace/checkpoint.js';
 import { CommandRelay } from './command-relay.js';
 import type { ExecutionContexts } from './contexts.js';
+import { DISPATCH_LOCK } from './dispatch.js';
 import type { ExecutionInbox } from './inbox.js';
 import type { ClusterTurnSource } from './inbox-source.js';
+import { LeaseLostError } from './kept-lease.js';
 import { materializeWorkspace } from './materialize.js';
 import type { HandlerContext } from './worker-loop.js';
 
@@ -79,10 +90,18 @@ export const DEFAULT_CHECKPOINT_EVERY_MS = 60_000;
 /** The records the engine appends right after it wrote `context.json` (drive.ts). */
 const AFTER_CONTEXT_WRITE: ReadonlySet<EventType> = new Set(['context.written', 'attempt.ended', 'execution.ended']);
 
+/**
+ * 3: an execution whose last three attempts were each lost with their worker (`crashed`) ends `failed`
+ * on the next worker instead of starting a fourth. It matches the dispatch lock's
+ * `maxStalledCount` (2: BullMQ fails the job at its third loss), so the redispatch sweep, which
+ * dispatches it again, hands it to a worker that ends it rather than to a fourth victim.
+ */
+export const MAX_CRASHED_IN_ROW = DISPATCH_LOCK.maxStalledCount + 1;
+
 /** What the handler drives with; owned by the worker process, which closes them after its worker. */
 export interface DriveJobDeps {
-  /** The PostgreSQL store of the cluster. */
-  readonly store: Store;
+  /** The PostgreSQL store of the cluster; each call drives with a view of it fenced to its lease. */
+  readonly store: FenceableStore;
   readonly inbox: ExecutionInbox;
   /** The writing side of the event mirror. */
   readonly mirror: EventMirror;
@@ -110,12 +129,17 @@ export interface DriveJobDeps {
  * now: it ended (its inbox settled), the worker is closing (`stopping` aborted; it is suspended and
  * left open), or the lease was lost (`signal` aborted; it is left open for the next holder, and the
  * last catch-up is skipped so that nothing this worker appended after losing the lease reaches the
- * mirror after the next holder read it). Rejects with NotFoundError for an unknown
- * execution, ConflictError when another live process of this machine owns it, and with what failed
- * otherwise (materializing, the inbox, the engine, the last context write or catch-up).
+ * mirror after the next holder read it). Rejects with LeaseLostError when a write fenced by the lease
+ * (the store's, the inbox's, the contexts') was refused, `signal` aborted or not: the lease was lost
+ * (the worker loop takes it so). Rejects with NotFoundError for an unknown execution, ConflictError
+ * when another live process of this machine owns it, and with what failed otherwise (materializing,
+ * the inbox, the engine, the last context write or catch-up).
  */
 export async function driveClusterJob(execution: string, context: HandlerContext, deps: DriveJobDeps): Promise<void> {
-  const { store, home } = deps;
+  const { home } = deps;
+  const store = deps.store.fencedTo({ execution, token: context.token });
+  /** Aborted when the fence refused a write of the engine's: another worker holds the lease. */
+  const fencedOut = new AbortController();
   let record = await loadRecord(store, execution);
   await mkdir(home.runDir(execution), { recursive: true });
   const ownerFile = home.ownerFile(execution);
@@ -178,12 +202,13 @@ export async function driveClusterJob(execution: string, context: HandlerContext
       );
       const ticker = setInterval(() => checkpoints.run(), deps.checkpointEveryMs ?? DEFAULT_CHECKPOINT_EVERY_MS);
       ticker.unref();
-      const result = await carryOn(execution, source, {
+      const result = await carryOn(execution, suspendOnLeaseLoss(source, fencedOut), {
         ...deps.engine,
+        maxCrashedInRow: MAX_CRASHED_IN_ROW,
         home,
-        store,
+        store: suspendOnRefusal(store, fencedOut),
         signal: relay.signal,
-        suspend: AbortSignal.any([context.signal, context.stopping]),
+        suspend: AbortSignal.any([context.signal, context.stopping, fencedOut.signal]),
         control: relay.control,
         onRecord,
         onAttemptExited: () => checkpoints.run(),
@@ -194,6 +219,7 @@ export async function driveClusterJob(execution: string, context: HandlerContext
         await Promise.all([mirroring.idle(), checkpoints.idle(), contextPuts.idle()]);
       });
       if (context.signal.aborted) return;
+      if (fencedOut.signal.aborted) throw fencedOut.signal.reason;
       ended = result.state !== 'suspended';
       await putContext(deps.contexts, execution, context.token, contextFile);
       await deps.mirror.catchUp(execution, eventsFile);
@@ -201,6 +227,10 @@ export async function driveClusterJob(execution: string, context: HandlerContext
       if (result.state === 'suspended') return;
       record = await loadRecord(store, execution);
     }
+  } catch (error) {
+    // A write of this handler's own (materializing, a cancel while queued) refused by the fence.
+    if (error instanceof LeaseFenceError) throw new LeaseLostError(execution, error.message);
+    throw error;
   } finally {
     clearTimeout(pending);
     await source?.stop();
@@ -219,6 +249,60 @@ async function loadTask(store: Store, record: ExecutionRecord): Promise<Task> {
   const stored = await store.getTask(record.taskId);
   if (stored === undefined) throw new NotFoundError(`execution ${record.id} has no task record ${record.taskId}`);
   return taskFromStore(stored.definition);
+}
+
+/**
+ * The engine's view of `store`, a view fenced to the lease: a write the fence refuses aborts
+ * `fencedOut` with a LeaseLostError and resolves, changing nothing, instead of rejecting. The engine,
+ * whose `suspend` signal that is, then ends `suspended`, as when the lease keeper finds the lease lost
+ * (typically the refused write is the one recording the attempt it was interrupting for that very
+ * loss). A rejection would end it otherwise: drive.ts records a final state (`failed`, in this
+ * machine's log and marker) whenever a write throws. The rows are the next holder's to write.
+ */
+function suspendOnRefusal(store: Store, fencedOut: AbortController): Store {
+  const refusable = async (write: Promise<void>): Promise<void> => {
+    try {
+      await write;
+    } catch (error) {
+      if (!(error instanceof LeaseFenceError)) throw error;
+      fencedOut.abort(new LeaseLostError(error.execution, error.message));
+    }
+  };
+  return {
+    insertTask: (task) => store.insertTask(task),
+    getTask: (id) => store.getTask(id),
+    insertExecution: (created) => store.insertExecution(created),
+    updateExecution: (id, patch) => refusable(store.updateExecution(id, patch)),
+    getExecution: (id) => store.getExecution(id),
+    findExecutions: (query) => store.findExecutions(query),
+    listExecutions: (query) => store.listExecutions(query),
+    insertAttempt: (attempt) => refusable(store.insertAttempt(attempt)),
+    updateAttempt: (id, number, patch) => refusable(store.updateAttempt(id, number, patch)),
+    listAttempts: (id) => store.listAttempts(id),
+    putQuota: (quota) => store.putQuota(quota),
+    listQuotas: () => store.listQuotas(),
+    close: () => store.close(),
+  };
+}
+
+/**
+ * `source` for the engine, except that a write the inbox refused because another worker holds the
+ * lease now (LeaseLostError from `flush`) also aborts `fencedOut`, so the engine treats it as the
+ * suspension it is rather than as the execution failing.
+ */
+function suspendOnLeaseLoss(source: ClusterTurnSource, fencedOut: AbortController): TurnSource {
+  return {
+    next: () => source.next(),
+    done: (turn) => source.done(turn),
+    flush: async () => {
+      try {
+        await source.flush();
+      } catch (error) {
+        if (error instanceof LeaseLostError) fencedOut.abort(error);
+        throw error;
+      }
+    },
+  };
 }
 
 /**

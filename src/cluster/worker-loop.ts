@@ -15,7 +15,9 @@
  *    moves the job back likewise, after LEASE_ERROR_RETRY_MS.
  * 3. The handler runs with the lease's token and two signals; the lease is renewed meanwhile
  *    (kept-lease.ts). `signal` aborts when the lease is lost, `stopping` when the worker closes; the
- *    handler must then stop driving the execution (leaving it open) and return soon.
+ *    handler must then stop driving the execution (leaving it open) and return soon. A handler that
+ *    learns of the loss first, from a write its lease's token fenced (refused: LeaseLostError),
+ *    rejects with that error, and the lease counts as lost as if `signal` had aborted.
  * 4. Then the lease is released (a no-op if another worker has acquired it since). The lease lost,
  *    or the worker closing, the job is handed back (moved to delayed, due at once) if this worker
  *    still holds it, and left alone if it does not (another worker took it), whatever the handler
@@ -36,7 +38,7 @@ import { DelayedError, type Job, UnrecoverableError, Worker } from 'bullmq';
 import { z } from 'zod';
 import { describeError, EXIT, HarmflowError, UsageError } from '../core/errors.js';
 import { DISPATCH_LOCK, DISPATCH_QUEUE, DispatchJob, type DispatchLock } from './dispatch.js';
-import { DEFAULT_LEASE, keepLease, type LeaseSettings, leaseCallError } from './kept-lease.js';
+import { DEFAULT_LEASE, keepLease, LeaseLostError, type LeaseSettings, leaseCallError } from './kept-lease.js';
 import type { ExecutionLeases } from './lease.js';
 import { DEFAULT_DISPATCH_PREFIX, type RedisConnection } from './queue-url.js';
 
@@ -192,7 +194,8 @@ export async function startDispatchWorker(options: DispatchWorkerOptions): Promi
     await leases
       .releaseLease(execution, workerId, token)
       .catch((error: unknown) => onError(leaseCallError('release', execution, error)));
-    if (kept.signal.aborted || stopping.signal.aborted) {
+    const lost = kept.signal.aborted || failure?.error instanceof LeaseLostError;
+    if (lost || stopping.signal.aborted) {
       // Moving it fails when this worker's lock is gone: the job is another worker's now.
       await job.moveToDelayed(Date.now(), jobToken).catch(() => {});
       throw new DelayedError();

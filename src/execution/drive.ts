@@ -20,7 +20,8 @@
  * Cancel (`signal`) ends the execution `canceled`: a running turn is interrupted (SIGINT, then the
  * interrupt budget, then a kill of its group); between turns it stops at once. Suspend (`suspend`,
  * the service stopping) interrupts the same way but leaves the execution open: no `execution.ended`,
- * the turn stays in flight, and the service carries it on at its next start.
+ * the turn stays in flight, and the service carries it on at its next start. An error the drive
+ * meets once suspended is still thrown, but leaves the execution open too.
  *
  * The caller owns the store, the turn source and the recorder's log; drive closes nothing.
  */
@@ -104,6 +105,13 @@ export interface DriveOptions {
   readonly clock?: Clock;
   /** The execution's admission slot, given back during a wait for a quota reset (the service's owner). */
   readonly slot?: RunSlot;
+  /**
+   * When the execution's last attempts, this many in a row, were lost with the process that drove
+   * them (`crashed`, closed by recovery), it ends `failed` instead of starting another: something in
+   * it takes its drivers down (a cluster worker: out of memory, a harness that kills its host).
+   * Unset: no limit (a single machine's restarts are the person's to judge).
+   */
+  readonly maxCrashedInRow?: number;
 }
 
 /** How the drive ended: a final state, or `suspended` (still open, to be carried on). */
@@ -164,8 +172,16 @@ export async function drive(input: DriveInput, options: DriveOptions): Promise<D
   let linkChosen = false;
   /** The utilization at which the attempt that just ended was switched before its limit, if it was. */
   let switchedEarly: number | undefined;
+  const crashedInRow = trailingCrashes(progress.attempts);
   try {
     for (;;) {
+      if (options.maxCrashedInRow !== undefined && crashedInRow >= options.maxCrashedInRow) {
+        stopAt({
+          state: 'failed',
+          message: `its last ${crashedInRow} attempts were lost with the processes that drove them (crashed): failed rather than take down another`,
+        });
+        break;
+      }
       let turn = turns.next();
       await turns.flush?.();
       if (turn === undefined) {
@@ -467,6 +483,11 @@ export async function drive(input: DriveInput, options: DriveOptions): Promise<D
       progress.chainIndex = chosen;
       linkChosen = true;
     }
+  } catch (error) {
+    // What fails once the drive is suspended (a cluster worker that lost its lease: its writes are
+    // refused) is part of the suspension: the execution is left open for whoever carries it on.
+    if (options.suspend?.aborted) end = { state: 'suspended' };
+    throw error;
   } finally {
     await liveUsage?.stop();
     if (end.state !== 'suspended') {
@@ -491,6 +512,13 @@ export async function drive(input: DriveInput, options: DriveOptions): Promise<D
     }
   }
   return end;
+}
+
+/** How many of the last attempts, in a row, ended `crashed`. */
+function trailingCrashes(attempts: readonly { readonly outcome: string }[]): number {
+  let count = 0;
+  for (let at = attempts.length - 1; at >= 0 && attempts[at]?.outcome === 'crashed'; at -= 1) count += 1;
+  return count;
 }
 
 /** A turn's prompt, with the redelivery prefix when an earlier process was running it. */

@@ -63,6 +63,8 @@ export interface EngineOptions {
   readonly clock?: Clock;
   /** The execution's admission slot, given back while it waits for a quota reset (the service's owner). */
   readonly slot?: RunSlot;
+  /** See DriveOptions.maxCrashedInRow (a cluster worker sets it). */
+  readonly maxCrashedInRow?: number;
 }
 
 /** The PATH harnesses start with: HarmFlow's extra directories, then the host's. */
@@ -204,6 +206,7 @@ async function carry(
       ...(options.onAttemptSpawned && { onAttemptSpawned: options.onAttemptSpawned }),
       ...(options.clock && { clock: options.clock }),
       ...(options.slot && { slot: options.slot }),
+      ...(options.maxCrashedInRow !== undefined && { maxCrashedInRow: options.maxCrashedInRow }),
     });
     return {
       id,
