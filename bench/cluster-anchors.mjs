@@ -1,8 +1,7 @@
 /**
  * The anchors for the cluster benchmark (issue 9): the item-step workload of bench/workflow.mjs —
  * N items × S trivial steps, each step reading the previous step's small JSON result for the item and
- * returning a new one — run three ways in the same run, so HarmFlow's cluster figures can sit beside
- * them once its cluster runner exists:
+ * returning a new one — run three ways as anchors and HarmFlow's way, all in the same run:
  *
  * 1. floor: a plain loop doing one autocommitted INSERT per item-step into a (step, item, value)
  *    table in PostgreSQL, one client of a pg Pool, a prepared statement;
@@ -23,7 +22,7 @@
  * step by step, computed, committed and ended).
  *
  * item-steps/s = N × S / the wall time from the first item-step started to the last one recorded.
- * Each repetition measures the three, the order rotated from one repetition to the next; a warm-up of
+ * Each repetition measures all five, the order rotated from one repetition to the next; a warm-up of
  * each over 200 items comes first and is not measured. Every measure has a timeout; the databases,
  * queues and connections are closed and removed on every exit, a failure or a signal included.
  * The JSON result goes to stdout (`npm run bench` keeps it as bench/results/cluster-anchors.json, so

@@ -51,8 +51,10 @@ async function runWorker({ prefix, schema, workerId, concurrency }) {
     concurrency,
     leases,
     onError: (error) => process.stderr.write(`${workerId}: ${error.message}\n`),
+    // A job handled after the parent has gone (it stopped reading once it had counted its jobs) is
+    // not reported: there is no one to tell.
     handle: async () => {
-      process.send?.('handled');
+      if (process.connected) process.send?.('handled');
     },
   });
   process.once('disconnect', async () => {
