@@ -13,10 +13,8 @@
  */
 import type pg from 'pg';
 import { z } from 'zod';
-import { EXIT, HarmflowError } from '../core/errors.js';
 import { ExecutionContext } from '../execution/context-schema.js';
-import type { SessionSettings } from '../store/postgres/pool.js';
-import { openSchemaPool, type PostgresStoreOptions } from '../store/postgres/schema-pool.js';
+import { openDurableSchemaPool, type PostgresStoreOptions } from '../store/postgres/schema-pool.js';
 import { LeaseLostError } from './kept-lease.js';
 
 /**
@@ -36,10 +34,6 @@ export interface ExecutionContexts {
   close(): Promise<void>;
 }
 
-/** Durable commits, as the leases' and the inboxes'. */
-const DURABLE_SESSION: SessionSettings = { synchronous_commit: 'on' };
-
-const CommitLevel = z.object({ level: z.string() });
 const Held = z.object({ held: z.boolean() });
 /** jsonb comes back as its text (pool.ts). */
 const Stored = z.object({ context: z.string() });
@@ -53,19 +47,7 @@ export async function openExecutionContexts(
   url: string,
   options: PostgresStoreOptions = {},
 ): Promise<ExecutionContexts> {
-  const { pool, schema } = await openSchemaPool(url, options, DURABLE_SESSION);
-  try {
-    const { rows } = await pool.query(`SELECT current_setting('synchronous_commit') AS "level"`);
-    if (CommitLevel.parse(rows[0]).level === 'off') {
-      throw new HarmflowError(
-        'execution contexts need durable commits, but their PostgreSQL sessions run with synchronous_commit = off',
-        EXIT.internal,
-      );
-    }
-  } catch (error) {
-    await pool.end();
-    throw error;
-  }
+  const { pool, schema } = await openDurableSchemaPool(url, options, 'execution contexts');
   return new PostgresExecutionContexts(pool, schema);
 }
 

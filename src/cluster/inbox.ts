@@ -28,8 +28,8 @@ import { z } from 'zod';
 import { ConflictError, EXIT, HarmflowError } from '../core/errors.js';
 import { MirrorListener } from '../events/mirror/listener.js';
 import type { Wakeup } from '../events/wakeup.js';
-import { inTransaction, type SessionSettings } from '../store/postgres/pool.js';
-import { openSchemaPool, type PostgresStoreOptions } from '../store/postgres/schema-pool.js';
+import { inTransaction } from '../store/postgres/pool.js';
+import { openDurableSchemaPool, type PostgresStoreOptions } from '../store/postgres/schema-pool.js';
 import { InboxCommand, TakenCommand } from './inbox-commands.js';
 import {
   ClusterTurnSource,
@@ -75,12 +75,6 @@ export interface ExecutionInbox {
   close(): Promise<void>;
 }
 
-/**
- * `synchronous_commit = on`, as the leases': a turn is acknowledged, and a `done` confirmed, only
- * once its commit is on disk.
- */
-const DURABLE_SESSION: SessionSettings = { synchronous_commit: 'on' };
-
 /** 63: PostgreSQL's longest identifier; `pg_notify` refuses a longer channel. */
 const MAX_CHANNEL_LENGTH = 63;
 
@@ -93,7 +87,6 @@ function inboxChannel(schema: string): string {
   return `harmflow_inbox_${schema}`.slice(0, MAX_CHANNEL_LENGTH);
 }
 
-const CommitLevel = z.object({ level: z.string() });
 const Enqueued = z.object({ number: z.number().int().positive() });
 const Queued = z.object({ queued: z.number().int().positive() });
 const CommandId = z.object({ id: z.number().int().positive() });
@@ -117,19 +110,8 @@ const Taken = z.object({ held: z.boolean(), commands: z.array(z.unknown()) });
  * is not a plain lowercase identifier, or commits would not be durable.
  */
 export async function openExecutionInbox(url: string, options: PostgresStoreOptions = {}): Promise<ExecutionInbox> {
-  const { pool, schema } = await openSchemaPool(url, options, DURABLE_SESSION);
-  try {
-    const { rows } = await pool.query(`SELECT current_setting('synchronous_commit') AS "level"`);
-    if (CommitLevel.parse(rows[0]).level === 'off') {
-      throw new HarmflowError(
-        'execution inboxes need durable commits, but their PostgreSQL sessions run with synchronous_commit = off',
-        EXIT.internal,
-      );
-    }
-  } catch (error) {
-    await pool.end();
-    throw error;
-  }
+  // Durable: a turn is acknowledged, and a `done` confirmed, only once its commit is on disk.
+  const { pool, schema } = await openDurableSchemaPool(url, options, 'execution inboxes');
   return new PostgresExecutionInbox(url, pool, schema);
 }
 

@@ -20,9 +20,7 @@
  */
 import type pg from 'pg';
 import { z } from 'zod';
-import { EXIT, HarmflowError } from '../core/errors.js';
-import type { SessionSettings } from '../store/postgres/pool.js';
-import { openSchemaPool, type PostgresStoreOptions } from '../store/postgres/schema-pool.js';
+import { openDurableSchemaPool, type PostgresStoreOptions } from '../store/postgres/schema-pool.js';
 
 /** The unexpired lease of an execution. */
 export interface LeaseHolder {
@@ -58,13 +56,6 @@ export interface ExecutionLeases {
   close(): Promise<void>;
 }
 
-/**
- * `synchronous_commit = on` in the leases' sessions: a token is returned only once its commit is on
- * disk, so a server crash cannot forget it and hand the same token to a second holder.
- */
-const DURABLE_SESSION: SessionSettings = { synchronous_commit: 'on' };
-
-const CommitLevel = z.object({ level: z.string() });
 const Token = z.object({ token: z.int().positive() });
 const Holder = z.object({ worker: z.string(), token: z.int().positive(), expiresInMs: z.number() });
 const TtlMs = z.int().positive();
@@ -77,19 +68,9 @@ const WorkerId = z.string().min(1);
  * or commits would not be durable.
  */
 export async function openExecutionLeases(url: string, options: PostgresStoreOptions = {}): Promise<ExecutionLeases> {
-  const { pool, schema } = await openSchemaPool(url, options, DURABLE_SESSION);
-  try {
-    const { rows } = await pool.query(`SELECT current_setting('synchronous_commit') AS "level"`);
-    if (CommitLevel.parse(rows[0]).level === 'off') {
-      throw new HarmflowError(
-        'execution leases need durable commits, but their PostgreSQL sessions run with synchronous_commit = off',
-        EXIT.internal,
-      );
-    }
-  } catch (error) {
-    await pool.end();
-    throw error;
-  }
+  // Durable: a token is returned only once its commit is on disk, so a server crash cannot forget it
+  // and hand the same token to a second holder.
+  const { pool, schema } = await openDurableSchemaPool(url, options, 'execution leases');
   return new PostgresExecutionLeases(pool, schema);
 }
 

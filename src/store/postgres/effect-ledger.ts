@@ -39,19 +39,8 @@ import { EFFECT_COLUMNS, effectFromRow, effectToRow } from '../effect-rows.js';
 import { checkReclaim, claimedRecord, reclaimed, reported, resolved, settled } from '../effect-transitions.js';
 import { columnValues, insertSql, positionalParameter, selectList, updateSql } from '../sql.js';
 import { HolderLock, holderIsLive } from './holder-lock.js';
-import { inTransaction, type SessionSettings } from './pool.js';
-import { openSchemaPool, type PostgresStoreOptions } from './schema-pool.js';
-
-/**
- * `synchronous_commit = on` in the ledger's sessions, whatever the server's or the role's default: a
- * COMMIT returns once its WAL is flushed to disk (and to synchronous standbys, when there are any). As
- * SQLite's FULL for its ledger: with `off`, a server crash could drop a claim that had returned, the
- * effect having run meanwhile, and a resume would claim and perform it again. Opening checks that the
- * sessions run with a durable level (a URL's own `options` would replace this one).
- */
-const DURABLE_SESSION: SessionSettings = { synchronous_commit: 'on' };
-
-const CommitLevel = z.object({ level: z.string() });
+import { inTransaction } from './pool.js';
+import { openDurableSchemaPool, type PostgresStoreOptions } from './schema-pool.js';
 
 /**
  * openPostgresEffectLedger connects to the database at `url` (a `postgres://` URL), applies the
@@ -61,17 +50,11 @@ const CommitLevel = z.object({ level: z.string() });
  * the ledger and closes it, after every effect it claimed has settled.
  */
 export async function openPostgresEffectLedger(url: string, options: PostgresStoreOptions = {}): Promise<EffectLedger> {
-  const { pool, schema } = await openSchemaPool(url, options, DURABLE_SESSION);
+  // Durable, as SQLite's FULL for its ledger: with `off`, a server crash could drop a claim that had
+  // returned, the effect having run meanwhile, and a resume would claim and perform it again.
+  const { pool, schema } = await openDurableSchemaPool(url, options, 'effect ledgers');
   let lock: HolderLock | undefined;
   try {
-    const { rows } = await pool.query(`SELECT current_setting('synchronous_commit') AS "level"`);
-    const { level } = CommitLevel.parse(rows[0]);
-    if (level === 'off') {
-      throw new HarmflowError(
-        'the effect ledger needs durable commits, but its PostgreSQL sessions run with synchronous_commit = off',
-        EXIT.internal,
-      );
-    }
     const holder = newExecutionId();
     lock = await HolderLock.acquire(url, holder);
     return new PostgresEffectLedger(pool, schema, holder, lock);

@@ -51,3 +51,34 @@ export async function openSchemaPool(
   }
   return { pool, schema };
 }
+
+const CommitLevel = z.object({ level: z.string() });
+
+/**
+ * As openSchemaPool, its sessions committing durably whatever the server's or the role's default
+ * (`synchronous_commit = on`: a COMMIT returns once its WAL is flushed to disk, and to synchronous
+ * standbys when there are any), for the parts whose acknowledgements must survive a server crash —
+ * the effects ledger, the execution leases, inboxes and contexts. Rejects, ending the pool, when the
+ * sessions still run with `off` (a URL's own `options` replaces the setting): `parts` names them in
+ * the message, `execution leases need durable commits, but …`.
+ */
+export async function openDurableSchemaPool(
+  url: string,
+  options: PostgresStoreOptions,
+  parts: string,
+): Promise<SchemaPool> {
+  const opened = await openSchemaPool(url, options, { synchronous_commit: 'on' });
+  try {
+    const { rows } = await opened.pool.query(`SELECT current_setting('synchronous_commit') AS "level"`);
+    if (CommitLevel.parse(rows[0]).level === 'off') {
+      throw new HarmflowError(
+        `${parts} need durable commits, but their PostgreSQL sessions run with synchronous_commit = off`,
+        EXIT.internal,
+      );
+    }
+  } catch (error) {
+    await opened.pool.end();
+    throw error;
+  }
+  return opened;
+}
