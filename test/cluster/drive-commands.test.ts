@@ -11,10 +11,9 @@ import { dispatchExecution } from '../../src/cluster/dispatch.js';
 import { driveClusterJob } from '../../src/cluster/drive-job.js';
 import { ConflictError } from '../../src/core/errors.js';
 import { ExecutionContext } from '../../src/execution/context-schema.js';
-import { signalGroup } from '../../src/proc/group.js';
 import { git } from '../execution/fixture.js';
 import { POSTGRES_AVAILABLE } from '../store/postgres.js';
-import { BUILT, driveClusters, logLines, mirroredLines, startDriveWorker } from './drive-fixture.js';
+import { BUILT, driveClusters, killMidAttempt, logLines, mirroredLines, startDriveWorker } from './drive-fixture.js';
 import { waitFor } from './fixture.js';
 import { REDIS_AVAILABLE } from './redis.js';
 import { newMachine } from './workspace-fixture.js';
@@ -28,16 +27,12 @@ describe.runIf(REDIS_AVAILABLE && POSTGRES_AVAILABLE)('commands, checkpoints and
   const { setUp } = driveClusters();
 
   it('ends canceled, with no attempt and no workspace, an execution canceled before any worker took it', async () => {
-    const { opened, store, inbox, mirrored, reported, deps, create, writeScenario, settled } = await setUp();
+    const { opened, startDriving, store, inbox, mirrored, reported, create, writeScenario, settled } = await setUp();
     await writeScenario([{ end: 'complete' }]);
     const { id: execution } = await create();
     await inbox.requestCommand(execution, { kind: 'cancel' });
     const machine = await newMachine();
-    await opened.startWorker({
-      workerId: 'worker-a',
-      concurrency: 1,
-      handle: (id, context) => driveClusterJob(id, context, deps(machine)),
-    });
+    await startDriving('worker-a', machine);
     await dispatchExecution(opened.queue, execution);
     await settled(execution, 'canceled');
     expect(reported).toEqual([]);
@@ -53,15 +48,11 @@ describe.runIf(REDIS_AVAILABLE && POSTGRES_AVAILABLE)('commands, checkpoints and
   }, 60_000);
 
   it('checkpoints work committed mid-attempt before the attempt ends, and a cancel sent mid-turn ends it canceled', async () => {
-    const { opened, store, inbox, remote, reported, deps, create, writeScenario, settled } = await setUp();
+    const { opened, startDriving, store, inbox, remote, reported, create, writeScenario, settled } = await setUp();
     await writeScenario([{ write: { path: 'b.txt', content: 'b\n' } }, { commit: 'Add b' }, { end: 'hang' }]);
     const { id: execution } = await create();
     const machine = await newMachine();
-    await opened.startWorker({
-      workerId: 'worker-a',
-      concurrency: 1,
-      handle: (id, context) => driveClusterJob(id, context, deps(machine, { checkpointEveryMs: 200 })),
-    });
+    await startDriving('worker-a', machine, { checkpointEveryMs: 200 });
     await dispatchExecution(opened.queue, execution);
     const ref = `refs/harmflow/checkpoints/${execution}`;
     await waitFor(
@@ -148,10 +139,8 @@ describe.runIf(REDIS_AVAILABLE && POSTGRES_AVAILABLE)('commands, checkpoints and
 
   it('hands the worker that takes over a lost execution the ended attempts of the earlier worker (context.json)', async () => {
     if (!existsSync(BUILT)) throw new Error('dist/cluster/drive-job.js is missing: run `npm run build` first');
-    const { opened, store, mirrored, contexts, env, reported, deps, create, writeScenario, settled, onClose } =
-      await setUp({
-        fallback: true,
-      });
+    const { opened, startDriving, store, mirrored, contexts, env, reported, create, writeScenario, settled, onClose } =
+      await setUp({ fallback: true });
     await writeScenario([{ write: { path: 'b.txt', content: 'b\n' } }, { commit: 'Add b' }, { end: 'quota' }]);
     await writeScenario([{ say: 'carrying on' }, { end: 'hang' }], 'claude-code');
     const { id: execution } = await create();
@@ -160,10 +149,6 @@ describe.runIf(REDIS_AVAILABLE && POSTGRES_AVAILABLE)('commands, checkpoints and
     const doomed = await startDriveWorker(opened, doomedMachine, env);
     onClose(async () => {
       doomed.child.kill('SIGKILL');
-    });
-    let leftover: number | undefined;
-    onClose(async () => {
-      if (leftover !== undefined) signalGroup(leftover, 'SIGKILL');
     });
     await dispatchExecution(opened.queue, execution);
     // Attempt 1 ended on quota; attempt 2 (claude-code) runs, and the context naming attempt 1 is stored.
@@ -181,18 +166,11 @@ describe.runIf(REDIS_AVAILABLE && POSTGRES_AVAILABLE)('commands, checkpoints and
         }) || undefined,
       30_000,
     );
-    leftover = Number(readFileSync(join(doomedMachine.home.attemptDir(execution, 2), 'pgid'), 'utf8'));
     await writeScenario([{ say: 'done' }, { end: 'complete' }], 'claude-code');
-    doomed.child.kill('SIGKILL');
-    await doomed.exited;
-    signalGroup(leftover, 'SIGKILL');
+    await killMidAttempt(doomed, doomedMachine, execution, 2);
 
     const machine = await newMachine();
-    await opened.startWorker({
-      workerId: 'survivor',
-      concurrency: 1,
-      handle: (id, context) => driveClusterJob(id, context, deps(machine)),
-    });
+    await startDriving('survivor', machine);
     await settled(execution);
     expect(reported).toEqual([]);
 

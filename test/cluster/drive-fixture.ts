@@ -15,12 +15,13 @@ import { afterEach, expect } from 'vitest';
 import { stringify } from 'yaml';
 import { openExecutionContexts } from '../../src/cluster/contexts.js';
 import { createClusterExecution } from '../../src/cluster/create-records.js';
-import type { DriveJobDeps } from '../../src/cluster/drive-job.js';
+import { type DriveJobDeps, driveClusterJob } from '../../src/cluster/drive-job.js';
 import { openExecutionInbox } from '../../src/cluster/inbox.js';
 import type { ExecutionState } from '../../src/core/outcome.js';
 import { resolveTask, type Task, TaskFile } from '../../src/core/task.js';
 import { openEventMirror } from '../../src/events/mirror/event-mirror.js';
 import { openPgEventSource, type PgEventSource } from '../../src/events/mirror/event-source.js';
+import { signalGroup } from '../../src/proc/group.js';
 import { openPostgresStore } from '../../src/store/postgres/postgres-store.js';
 import { FORGE_BIN, GIT_IDENTITY, simulated } from '../execution/fixture.js';
 import { TEST_POSTGRES_URL } from '../store/postgres.js';
@@ -125,8 +126,16 @@ export function driveClusters() {
         return waiting + active + delayed === 0 ? true : undefined;
       });
     };
+    /** Starts a dispatch worker in this process, one job at a time, driving with `deps(machine, more)`. */
+    const startDriving = (workerId: string, machine: Machine, more: Partial<DriveJobDeps> = {}) =>
+      opened.startWorker({
+        workerId,
+        concurrency: 1,
+        handle: (id, context) => driveClusterJob(id, context, deps(machine, more)),
+      });
     return {
       opened,
+      startDriving,
       store,
       inbox,
       mirrored,
@@ -179,4 +188,21 @@ export async function startDriveWorker(
     return stdout.includes('"ready"') ? true : undefined;
   });
   return { child, exited };
+}
+
+/**
+ * Kills `doomed` (a drive-worker.mjs process on `machine`) with SIGKILL while it runs attempt
+ * `attempt` of `execution`, then that attempt's harness, which a killed worker leaves running (as on a
+ * lost machine; the test stops it).
+ */
+export async function killMidAttempt(
+  doomed: { readonly child: ChildProcess; readonly exited: Promise<unknown> },
+  machine: Machine,
+  execution: string,
+  attempt: number,
+): Promise<void> {
+  const pgid = Number(readFileSync(join(machine.home.attemptDir(execution, attempt), 'pgid'), 'utf8'));
+  doomed.child.kill('SIGKILL');
+  await doomed.exited;
+  signalGroup(pgid, 'SIGKILL');
 }

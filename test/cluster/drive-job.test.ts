@@ -6,15 +6,12 @@
  * and PostgreSQL and Redis, as the other cluster tests.
  */
 import { existsSync, readFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { dispatchExecution } from '../../src/cluster/dispatch.js';
-import { driveClusterJob } from '../../src/cluster/drive-job.js';
 import { ConflictError } from '../../src/core/errors.js';
-import { signalGroup } from '../../src/proc/group.js';
 import { git } from '../execution/fixture.js';
 import { POSTGRES_AVAILABLE } from '../store/postgres.js';
-import { BUILT, driveClusters, logLines, mirroredLines, startDriveWorker } from './drive-fixture.js';
+import { BUILT, driveClusters, killMidAttempt, logLines, mirroredLines, startDriveWorker } from './drive-fixture.js';
 import { waitFor } from './fixture.js';
 import { REDIS_AVAILABLE } from './redis.js';
 import { newMachine } from './workspace-fixture.js';
@@ -23,16 +20,13 @@ describe.runIf(REDIS_AVAILABLE && POSTGRES_AVAILABLE)('driveClusterJob', () => {
   const { admin, setUp } = driveClusters();
 
   it('drives a dispatched execution to success: history mirrored in order, turn done, commit on the branch', async () => {
-    const { opened, inbox, mirrored, contexts, remote, reported, deps, create, writeScenario, settled } = await setUp();
+    const { opened, startDriving, inbox, mirrored, contexts, remote, reported, create, writeScenario, settled } =
+      await setUp();
     await writeScenario([{ write: { path: 'b.txt', content: 'b\n' } }, { commit: 'Add b' }, { end: 'complete' }]);
     const created = await create();
     const execution = created.id;
     const machine = await newMachine();
-    await opened.startWorker({
-      workerId: 'worker-a',
-      concurrency: 1,
-      handle: (id, context) => driveClusterJob(id, context, deps(machine)),
-    });
+    await startDriving('worker-a', machine);
     await dispatchExecution(opened.queue, execution);
     await settled(execution);
     expect(opened.errors).toEqual([]);
@@ -61,7 +55,8 @@ describe.runIf(REDIS_AVAILABLE && POSTGRES_AVAILABLE)('driveClusterJob', () => {
 
   it('finishes, as one execution, the execution of a worker process SIGKILLed mid-turn: attempt 1 crashed', async () => {
     if (!existsSync(BUILT)) throw new Error('dist/cluster/drive-job.js is missing: run `npm run build` first');
-    const { opened, store, mirrored, env, reported, deps, create, writeScenario, settled, onClose } = await setUp();
+    const { opened, startDriving, store, mirrored, env, reported, create, writeScenario, settled, onClose } =
+      await setUp();
     await writeScenario([{ write: { path: 'b.txt', content: 'b\n' } }, { commit: 'Add b' }, { end: 'hang' }]);
     const created = await create();
     const execution = created.id;
@@ -70,10 +65,6 @@ describe.runIf(REDIS_AVAILABLE && POSTGRES_AVAILABLE)('driveClusterJob', () => {
     const doomed = await startDriveWorker(opened, doomedMachine, env);
     onClose(async () => {
       doomed.child.kill('SIGKILL');
-    });
-    let leftover: number | undefined;
-    onClose(async () => {
-      if (leftover !== undefined) signalGroup(leftover, 'SIGKILL');
     });
     await dispatchExecution(opened.queue, execution);
     // Mid-turn: the commit is recorded and mirrored, the harness hangs.
@@ -87,19 +78,11 @@ describe.runIf(REDIS_AVAILABLE && POSTGRES_AVAILABLE)('driveClusterJob', () => {
       30_000,
     );
     const before = await mirroredLines(mirrored, execution);
-    leftover = Number(readFileSync(join(doomedMachine.home.attemptDir(execution, 1), 'pgid'), 'utf8'));
     await writeScenario([{ write: { path: 'c.txt', content: 'c\n' } }, { commit: 'Add c' }, { end: 'complete' }]);
-    doomed.child.kill('SIGKILL');
-    await doomed.exited;
-    // The doomed machine's harness is left running, as on a lost machine; the test stops it.
-    signalGroup(leftover, 'SIGKILL');
+    await killMidAttempt(doomed, doomedMachine, execution, 1);
 
     const machine = await newMachine();
-    await opened.startWorker({
-      workerId: 'survivor',
-      concurrency: 1,
-      handle: (id, context) => driveClusterJob(id, context, deps(machine)),
-    });
+    await startDriving('survivor', machine);
     await settled(execution);
     expect(reported).toEqual([]);
 

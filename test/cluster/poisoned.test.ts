@@ -4,13 +4,11 @@
  * next one's recovery), and the fourth ends it `failed`, saying why, instead of starting a fourth
  * attempt. The worker processes run the built dist/ (`npx tsc -p tsconfig.build.json` first).
  */
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { dispatchExecution } from '../../src/cluster/dispatch.js';
-import { driveClusterJob } from '../../src/cluster/drive-job.js';
-import { signalGroup } from '../../src/proc/group.js';
 import { POSTGRES_AVAILABLE } from '../store/postgres.js';
-import { BUILT, driveClusters, mirroredLines, startDriveWorker } from './drive-fixture.js';
+import { BUILT, driveClusters, killMidAttempt, mirroredLines, startDriveWorker } from './drive-fixture.js';
 import { waitFor } from './fixture.js';
 import { REDIS_AVAILABLE } from './redis.js';
 import { newMachine } from './workspace-fixture.js';
@@ -20,7 +18,7 @@ describe.runIf(REDIS_AVAILABLE && POSTGRES_AVAILABLE)('an execution that takes i
 
   it('fails on the worker after three lost in a row, without a fourth attempt', { timeout: 120_000 }, async () => {
     if (!existsSync(BUILT)) throw new Error('dist/cluster/drive-job.js is missing: run `npm run build` first');
-    const { opened, store, mirrored, env, deps, create, writeScenario, settled, onClose } = await drive.setUp();
+    const { opened, startDriving, store, mirrored, env, create, writeScenario, settled, onClose } = await drive.setUp();
     // Each attempt says something, then its harness hangs: the worker is killed mid-turn.
     await writeScenario([{ say: 'working' }, { end: 'hang' }]);
     const { id } = await create();
@@ -34,19 +32,12 @@ describe.runIf(REDIS_AVAILABLE && POSTGRES_AVAILABLE)('an execution that takes i
       });
       const pgidFile = `${machine.home.attemptDir(id, lost)}/pgid`;
       await waitFor(`attempt ${lost} to run`, () => (existsSync(pgidFile) ? true : undefined), 30_000);
-      const pgid = Number(readFileSync(pgidFile, 'utf8'));
-      doomed.child.kill('SIGKILL');
-      await doomed.exited;
-      signalGroup(pgid, 'SIGKILL');
+      await killMidAttempt(doomed, machine, id, lost);
     }
     // A healthy worker's stalled check finds the job lost a third time and fails it (maxStalledCount
     // 2); a later dispatch (an API node, the redispatch sweep) hands the execution to that worker.
     const machine = await newMachine();
-    await opened.startWorker({
-      workerId: 'healthy',
-      concurrency: 1,
-      handle: (execution, context) => driveClusterJob(execution, context, deps(machine)),
-    });
+    await startDriving('healthy', machine);
     await waitFor('the lost job to leave the queue', async () => {
       const { waiting, active, delayed } = await opened.pending();
       return waiting + active + delayed === 0 ? true : undefined;
