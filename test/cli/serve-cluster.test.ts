@@ -12,7 +12,7 @@ import { describe, expect, it } from 'vitest';
 import { stringify } from 'yaml';
 import { openDispatchQueue } from '../../src/cluster/dispatch.js';
 import { openPostgresStore } from '../../src/store/postgres/postgres-store.js';
-import { AUTH, BIN, TOKEN, testClusters } from '../cluster/cluster-processes.js';
+import { AUTH, BIN, submitTask, TOKEN, testClusters } from '../cluster/cluster-processes.js';
 import { waitFor } from '../cluster/fixture.js';
 import { REDIS_AVAILABLE, TEST_REDIS } from '../cluster/redis.js';
 import { newRemote } from '../cluster/workspace-fixture.js';
@@ -118,13 +118,7 @@ describe('harmflow serve in cluster mode', () => {
         prompt: 'hi',
         harness: simulated('codex', scenario),
       };
-      const submitted = await fetch(`${url1}/api/executions`, {
-        method: 'POST',
-        headers: { ...AUTH, 'content-type': 'application/json' },
-        body: JSON.stringify({ task }),
-      });
-      expect(submitted.status).toBe(201);
-      const { execution } = (await submitted.json()) as { execution: { id: string } };
+      const execution = { id: await submitTask(url1, task) };
 
       const stream = await fetch(`${url2}/api/executions/${execution.id}/events`, { headers: AUTH });
       const frames: SseFrame[] = [];

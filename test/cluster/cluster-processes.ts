@@ -129,3 +129,14 @@ export function testClusters(): { newCluster(): TestCluster } {
     },
   };
 }
+
+/** Submits `task` (a task file's fields, its paths absolute) to the API node at `url`; its execution's id. */
+export async function submitTask(url: string, task: Record<string, unknown>): Promise<string> {
+  const submitted = await fetch(`${url}/api/executions`, {
+    method: 'POST',
+    headers: { ...AUTH, 'content-type': 'application/json' },
+    body: JSON.stringify({ task }),
+  });
+  if (submitted.status !== 201) throw new Error(`submit answered ${submitted.status}: ${await submitted.text()}`);
+  return ((await submitted.json()) as { execution: { id: string } }).execution.id;
+}

@@ -19,7 +19,7 @@ import { openPostgresStore } from '../../src/store/postgres/postgres-store.js';
 import { simulated } from '../execution/fixture.js';
 import { type SseFrame, sseFrames } from '../server/sse-client.js';
 import { POSTGRES_AVAILABLE, TEST_POSTGRES_URL } from '../store/postgres.js';
-import { AUTH, testClusters } from './cluster-processes.js';
+import { AUTH, submitTask, testClusters } from './cluster-processes.js';
 import { waitFor } from './fixture.js';
 import { REDIS_AVAILABLE } from './redis.js';
 import { newRemote } from './workspace-fixture.js';
@@ -58,14 +58,7 @@ describe.runIf(POSTGRES_AVAILABLE && REDIS_AVAILABLE)('a cluster of two workers 
         prompt: 'Add b.',
         harness: simulated('codex', scenario),
       };
-      const submitted = await fetch(`${url1}/api/executions`, {
-        method: 'POST',
-        headers: { ...AUTH, 'content-type': 'application/json' },
-        body: JSON.stringify({ task }),
-      });
-      expect(submitted.status).toBe(201);
-      const { execution } = (await submitted.json()) as { execution: { id: string } };
-      const id = execution.id;
+      const id = await submitTask(url1, task);
 
       // The client streams from the second API node from the first record to `execution.ended`.
       const frames: SseFrame[] = [];
