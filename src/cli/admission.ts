@@ -17,7 +17,8 @@ export function formatAdmission(status: AdmissionStatus): string[] {
   if ('mode' in status) {
     const { waiting, active, delayed } = status.queue;
     return [
-      'admission  on each worker (cluster mode: `harmflow worker` pauses below its disk floor)',
+      `admission  ${status.held ? 'held' : 'open'} (cluster mode: each worker also pauses below its own disk floor)`,
+      ...status.reasons.map((reason) => `  - ${reason}`),
       `queue      ${waiting} waiting, ${active} being driven, ${delayed} delayed`,
     ];
   }

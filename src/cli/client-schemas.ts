@@ -79,11 +79,13 @@ export const ServiceAdmissionStatus = z.object({
 });
 
 /**
- * What an API node of a cluster says (cluster/cluster-admission.ts): admission is each worker's, so
- * only the dispatch queue's jobs by state.
+ * What an API node of a cluster says (cluster/cluster-admission.ts): the cluster's hold, and the
+ * dispatch queue's jobs by state (the rest of admission is each worker's).
  */
 export const ClusterAdmissionStatus = z.object({
   mode: z.literal('cluster'),
+  held: z.boolean(),
+  reasons: z.array(z.string()),
   queue: z.object({ waiting: z.int().min(0), active: z.int().min(0), delayed: z.int().min(0) }),
 });
 

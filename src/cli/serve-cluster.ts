@@ -6,6 +6,7 @@
  */
 import { ClusterAdmission } from '../cluster/cluster-admission.js';
 import { ClusterExecutions } from '../cluster/cluster-executions.js';
+import { openClusterHold } from '../cluster/cluster-hold.js';
 import { openExecutionContexts } from '../cluster/contexts.js';
 import { openDispatchQueue } from '../cluster/dispatch.js';
 import { openExecutionInbox } from '../cluster/inbox.js';
@@ -66,6 +67,8 @@ export async function openClusterNode(where: ClusterLocation, onError: (error: E
     closers.push(() => lookup.close());
     const events = await openPgEventSource(url, options);
     closers.push(() => events.close());
+    const hold = await openClusterHold(url, options);
+    closers.push(() => hold.close());
     const queue = openDispatchQueue({
       connection,
       ...(where.queuePrefix !== undefined && { prefix: where.queuePrefix }),
@@ -76,7 +79,7 @@ export async function openClusterNode(where: ClusterLocation, onError: (error: E
     return {
       store,
       executions: new ClusterExecutions({ store, inbox, queue }),
-      admission: new ClusterAdmission(queue),
+      admission: new ClusterAdmission(queue, hold),
       reads: {
         readContext: (execution) => contexts.get(execution),
         latestWait: async (execution) => {

@@ -4,6 +4,7 @@
  */
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
+import { openClusterHold } from '../cluster/cluster-hold.js';
 import { openExecutionContexts } from '../cluster/contexts.js';
 import { openDispatchQueue } from '../cluster/dispatch.js';
 import { driveClusterJob } from '../cluster/drive-job.js';
@@ -105,6 +106,12 @@ export async function runWorker(settings: WorkerSettings): Promise<void> {
       ...(concurrency !== undefined && { maxRunning: concurrency }),
     });
     closers.push(async () => admission.close());
+    // An operator's hold of the whole cluster (`harmflow admission hold` on any API node).
+    const clusterHold = await openClusterHold(storeUrl, pg);
+    closers.push(() => clusterHold.close());
+    /** The cluster's hold this worker has applied to its admission, if any: applied before it starts. */
+    let heldFor = (await clusterHold.read())?.reason;
+    if (heldFor !== undefined) admission.hold(heldFor);
 
     const onError = (error: Error) => void process.stderr.write(`worker ${workerId}: ${describeError(error)}\n`);
     const deps = {
@@ -173,6 +180,12 @@ export async function runWorker(settings: WorkerSettings): Promise<void> {
     const check = () => {
       checking = checking
         .then(async () => {
+          const clusterHeld = (await clusterHold.read())?.reason;
+          if (clusterHeld !== heldFor) {
+            heldFor = clusterHeld;
+            if (heldFor === undefined) admission.release();
+            else admission.hold(heldFor);
+          }
           const refusal = await admission.refusal();
           if (refusal !== undefined && !paused) {
             paused = true;

@@ -74,22 +74,24 @@ describe('harmflow serve in cluster mode', () => {
         await store.close();
       }
       const admission = await (await fetch(`${url}/api/admission`, { headers: AUTH })).json();
-      expect(admission).toEqual({ mode: 'cluster', queue: { waiting: 1, active: 0, delayed: 0 } });
+      expect(admission).toEqual({
+        mode: 'cluster',
+        held: false,
+        reasons: [],
+        queue: { waiting: 1, active: 0, delayed: 0 },
+      });
       const cli = (...args: string[]) =>
         spawnSync(process.execPath, [BIN, ...args], {
           encoding: 'utf8',
           env: { PATH: process.env.PATH, HARMFLOW_URL: url, HARMFLOW_TOKEN: TOKEN },
           timeout: 20_000,
         });
-      const shown = cli('admission');
-      expect(shown.stdout).toBe(
-        'admission  on each worker (cluster mode: `harmflow worker` pauses below its disk floor)\nqueue      1 waiting, 0 being driven, 0 delayed\n',
+      const held = cli('admission', 'hold', 'database', 'upgrade');
+      expect(held.stderr).toBe('');
+      expect(held.stdout).toBe(
+        'admission  held (cluster mode: each worker also pauses below its own disk floor)\n  - the cluster is held by an operator: database upgrade\nqueue      1 waiting, 0 being driven, 0 delayed\n',
       );
-      const held = cli('admission', 'hold', 'maintenance');
-      expect(held.status).toBe(7);
-      expect(held.stderr).toBe(
-        'harmflow: in cluster mode admission is held on each worker (its cap, its disk floor), not on an API node\n',
-      );
+      expect(cli('admission', 'release').stdout).toMatch(/^admission {2}open /);
 
       const exited = new Promise<number | null>((resolve) => node.child.once('exit', resolve));
       node.child.kill('SIGTERM');

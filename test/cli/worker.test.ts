@@ -9,6 +9,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { delimiter, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
+import { openClusterHold } from '../../src/cluster/cluster-hold.js';
 import { dispatchExecution } from '../../src/cluster/dispatch.js';
 import { driveClusterJob } from '../../src/cluster/drive-job.js';
 import { EXIT } from '../../src/core/errors.js';
@@ -205,6 +206,27 @@ describe.runIf(REDIS_AVAILABLE && POSTGRES_AVAILABLE)('harmflow worker', () => {
       .filter((line) => line.includes('paused:'));
     expect(lines).toHaveLength(1);
     expect(lines[0]).toMatch(/^worker cli-worker paused: free disk .* is below the 1 PiB floor$/);
+    worker.child.kill('SIGTERM');
+    expect((await worker.exited)[0]).toBe(EXIT.ok);
+  }, 60_000);
+
+  it('pauses while an operator holds the cluster and takes the execution once it is released', async () => {
+    const cluster = await setUp();
+    await cluster.writeScenario([{ end: 'complete' }]);
+    const hold = await openClusterHold(TEST_POSTGRES_URL, { schema: cluster.opened.schema });
+    cluster.onClose(() => hold.close());
+    const worker = await startWorker(cluster);
+    await hold.hold('database upgrade');
+    // Seen at the worker's next admission check, within 5 s.
+    await waitFor('the pause line', () => (worker.out().includes('paused:') ? true : undefined), 10_000);
+    expect(worker.out()).toContain('worker cli-worker paused: held by an operator: database upgrade\n');
+    const { id } = await cluster.create();
+    await dispatchExecution(cluster.opened.queue, id);
+    await new Promise((resolve) => setTimeout(resolve, 1_500));
+    expect((await cluster.store.getExecution(id))?.state).toBe('queued');
+    await hold.release();
+    await cluster.settled(id);
+    expect(worker.out()).toContain('worker cli-worker resumed: admission is open again\n');
     worker.child.kill('SIGTERM');
     expect((await worker.exited)[0]).toBe(EXIT.ok);
   }, 60_000);

@@ -10,6 +10,7 @@ import type { Hono } from 'hono';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { ClusterAdmission } from '../../src/cluster/cluster-admission.js';
 import { ClusterExecutions } from '../../src/cluster/cluster-executions.js';
+import { type ClusterHold, openClusterHold } from '../../src/cluster/cluster-hold.js';
 import { openDispatchQueue } from '../../src/cluster/dispatch.js';
 import { type ExecutionInbox, openExecutionInbox } from '../../src/cluster/inbox.js';
 import { ServiceUnavailableError } from '../../src/core/errors.js';
@@ -47,6 +48,7 @@ describe.runIf(POSTGRES_AVAILABLE && REDIS_AVAILABLE)('the API in cluster mode',
   let inbox: ExecutionInbox;
   let mirror: EventMirror;
   let lookup: MirrorLookup;
+  let hold: ClusterHold;
   let dir: string;
   let app: Hono;
   const contexts = new Map<string, unknown>();
@@ -58,6 +60,7 @@ describe.runIf(POSTGRES_AVAILABLE && REDIS_AVAILABLE)('the API in cluster mode',
     inbox = await openExecutionInbox(TEST_POSTGRES_URL, { schema });
     mirror = await openEventMirror(TEST_POSTGRES_URL, { schema });
     lookup = await openMirrorLookup(TEST_POSTGRES_URL, { schema });
+    hold = await openClusterHold(TEST_POSTGRES_URL, { schema });
     await store.insertTask({
       id: 'task-1',
       name: 'fix-login',
@@ -70,7 +73,7 @@ describe.runIf(POSTGRES_AVAILABLE && REDIS_AVAILABLE)('the API in cluster mode',
       home: harmflowHome(join(dir, 'home')),
       store,
       registry: new ClusterExecutions({ store, inbox, queue: cluster.queue }),
-      admission: new ClusterAdmission(cluster.queue),
+      admission: new ClusterAdmission(cluster.queue, hold),
       stop: () => {},
       token: TOKEN,
       port: PORT,
@@ -85,7 +88,7 @@ describe.runIf(POSTGRES_AVAILABLE && REDIS_AVAILABLE)('the API in cluster mode',
   });
 
   afterEach(async () => {
-    await Promise.all([inbox.close(), mirror.close(), lookup.close(), store.close()]);
+    await Promise.all([inbox.close(), mirror.close(), lookup.close(), hold.close(), store.close()]);
     rmSync(dir, { recursive: true, force: true });
   });
 
@@ -146,6 +149,8 @@ describe.runIf(POSTGRES_AVAILABLE && REDIS_AVAILABLE)('the API in cluster mode',
     expect(await dispatched()).toEqual([execution.id]);
     expect(await (await request(app, '/api/admission')).json()).toEqual({
       mode: 'cluster',
+      held: false,
+      reasons: [],
       queue: { waiting: 1, active: 0, delayed: 0 },
     });
   });
@@ -285,9 +290,25 @@ describe.runIf(POSTGRES_AVAILABLE && REDIS_AVAILABLE)('the API in cluster mode',
     await expectError(await request(app, `/api/executions/${id}/disk`), 409, 'ConflictError', /on the worker/);
   });
 
-  it("refuses admission hold and release (409): admission is each worker's", async () => {
-    await expectError(await post('/api/admission/hold', { reason: 'x' }), 409, 'ConflictError', /each worker/);
-    await expectError(await post('/api/admission/release'), 409, 'ConflictError', /each worker/);
+  it('holds and releases the whole cluster, as every API node then reports it; refuses a hold without a reason', async () => {
+    const held = await post('/api/admission/hold', { reason: 'database upgrade' });
+    expect(held.status).toBe(200);
+    expect(await held.json()).toMatchObject({
+      mode: 'cluster',
+      held: true,
+      reasons: ['the cluster is held by an operator: database upgrade'],
+    });
+    // The hold is PostgreSQL's, not this node's: another handle on the schema sees it.
+    const other = await openClusterHold(TEST_POSTGRES_URL, { schema: cluster.schema });
+    try {
+      expect(await other.read()).toMatchObject({ reason: 'database upgrade', since: expect.any(String) });
+      const released = await post('/api/admission/release');
+      expect(await released.json()).toMatchObject({ held: false, reasons: [] });
+      expect(await other.read()).toBeUndefined();
+    } finally {
+      await other.close();
+    }
+    await expectError(await post('/api/admission/hold', { reason: ' ' }), 400, 'UsageError', /reason/);
   });
 
   it('marks a submitted execution failed (503) when it cannot be dispatched, leaving none queued', {

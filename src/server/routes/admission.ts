@@ -2,8 +2,8 @@
  * Admission and service routes: `GET /api/admission` (cap, running, queued, held and why),
  * `POST /api/admission/hold` with `{reason}`, `POST /api/admission/release`, and `POST /api/stop`,
  * which answers 202 and then stops the service (its executions are suspended, not ended). In
- * cluster mode admission is each worker's; an API node serves the dispatch queue's counts instead
- * (src/cluster/cluster-admission.ts) and refuses hold and release.
+ * cluster mode admission is each worker's; an API node serves the dispatch queue's counts and the
+ * cluster's hold instead (src/cluster/cluster-admission.ts), which every worker obeys.
  */
 import { Hono } from 'hono';
 import { z } from 'zod';
@@ -20,8 +20,8 @@ const HoldBody = z.strictObject({ reason: z.string().trim().min(1).max(500) });
 export interface AdmissionControl {
   /** The status as the API answers it (JSON). */
   status(): Promise<object>;
-  hold(reason: string): void;
-  release(): void;
+  hold(reason: string): void | Promise<void>;
+  release(): void | Promise<void>;
 }
 
 export interface AdmissionRoutesOptions {
@@ -37,11 +37,11 @@ export function admissionRoutes({ admission, stop }: AdmissionRoutesOptions): Ho
   routes.post('/admission/hold', async (c) => {
     const body = HoldBody.safeParse(await jsonBody(c));
     if (!body.success) throw new UsageError(`bad body: ${describeIssue(body.error)}`);
-    admission.hold(body.data.reason);
+    await admission.hold(body.data.reason);
     return c.json(await admission.status());
   });
   routes.post('/admission/release', async (c) => {
-    admission.release();
+    await admission.release();
     return c.json(await admission.status());
   });
   routes.post('/stop', (c) => {

@@ -264,6 +264,15 @@ export const MIGRATIONS: readonly string[] = [
     token bigint NOT NULL CHECK (token >= 1)
   );
   `,
+  // The cluster's admission hold (src/cluster/cluster-hold.ts): one row while an operator holds every
+  // worker of the cluster from taking new executions, none otherwise.
+  `
+  CREATE TABLE cluster_hold (
+    scope text PRIMARY KEY CHECK (scope = 'cluster'),
+    reason text NOT NULL CHECK (reason <> ''),
+    held_at timestamptz NOT NULL
+  );
+  `,
 ];
 
 /** The schema version this build writes: the number of migrations. */
