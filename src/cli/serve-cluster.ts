@@ -78,7 +78,7 @@ export async function openClusterNode(where: ClusterLocation, onError: (error: E
     let closed: Promise<void> | undefined;
     return {
       store,
-      executions: new ClusterExecutions({ store, inbox, queue }),
+      executions: new ClusterExecutions({ store, inbox, queue, onDispatchError: onError }),
       admission: new ClusterAdmission(queue, hold),
       reads: {
         readContext: (execution) => contexts.get(execution),

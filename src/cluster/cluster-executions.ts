@@ -35,6 +35,12 @@ export interface ClusterExecutionsOptions {
   readonly inbox: Pick<ExecutionInbox, 'enqueueTurn' | 'requestCommand'>;
   /** The dispatch queue the workers take executions from. */
   readonly queue: DispatchQueue;
+  /**
+   * Told of a dispatch that failed after its request was committed (Redis down): the request is not
+   * refused for it, since the workers' redispatch sweep (redispatch.ts) dispatches the execution
+   * within 30 s, and a client told to retry would send its message or submit its task twice.
+   */
+  readonly onDispatchError: (error: Error) => void;
 }
 
 /** All three are owned by the caller, who closes them after the HTTP server. */
@@ -49,18 +55,17 @@ export class ClusterExecutions implements ExecutionService {
    * Creates the execution's rows (`queued`, no workspace yet), enqueues its prompt as turn `t1` and
    * dispatches it, in that order: a worker never finds a dispatched execution without its first turn.
    * Throws RepositoryError (400) for a repository that is not a URL or absolute path, cannot be
-   * reached, or lacks the base ref; nothing is created then. A failure after the rows exist (the inbox
-   * or the queue unreachable) marks the execution `failed` with the reason as its message, when it is
-   * still `queued`, so that the user sees it ended rather than a queued execution nobody will run, and
-   * throws ServiceUnavailableError (503) naming it: submit again. (If that failure was a lost answer
-   * to a dispatch that was made, the worker that takes it finds it failed and leaves it.)
+   * reached, or lacks the base ref; nothing is created then. When the first turn cannot be enqueued
+   * after the rows exist, the execution is marked `failed` with the reason as its message (when it is
+   * still `queued`), so that the user sees it ended rather than queued with nothing to run, and
+   * ServiceUnavailableError (503) names it: submit again. Once the turn is enqueued the execution is
+   * accepted: a failed dispatch is reported to `onDispatchError`, and the sweep dispatches it.
    */
   async submit(task: Task): Promise<ExecutionRecord> {
-    const { store, inbox, queue } = this.#options;
+    const { store, inbox } = this.#options;
     const created = await createClusterExecution(task, store);
     try {
       await inbox.enqueueTurn(created.id, task.prompt);
-      await dispatchExecution(queue, created.id);
     } catch (error) {
       const reason = `it could not be queued: ${describeError(error)}`;
       const record = await store.getExecution(created.id).catch(() => undefined);
@@ -73,14 +78,15 @@ export class ClusterExecutions implements ExecutionService {
         cause: error,
       });
     }
+    await this.#dispatch(created.id, 'the submit');
     return created;
   }
 
   /**
    * Enqueues `text` as the next turn of `id` and dispatches it. A succeeded execution takes it while
    * its queue is open (its worker reopens it); once the worker closed the queue, and for an execution
-   * that ended any other way, ConflictError (409). The turn is durable before the dispatch: a failed
-   * dispatch is ServiceUnavailableError (503), and the turn runs at the execution's next dispatch.
+   * that ended any other way, ConflictError (409). The turn is durable before the dispatch, and a
+   * failed dispatch only goes to `onDispatchError`: the sweep dispatches it.
    */
   async send(id: string, text: string): Promise<SentMessage> {
     const record = await this.#get(id);
@@ -138,14 +144,16 @@ export class ClusterExecutions implements ExecutionService {
     return record;
   }
 
-  /** Dispatches `id`; a failure is ServiceUnavailableError saying that `what` is recorded nonetheless. */
+  /** Dispatches `id`; a failure goes to `onDispatchError`, saying that `what` is recorded nonetheless. */
   async #dispatch(id: string, what: string): Promise<void> {
     try {
       await dispatchExecution(this.#options.queue, id);
     } catch (error) {
-      throw new ServiceUnavailableError(
-        `${what} of execution ${id} is recorded, but the execution could not be dispatched (${describeError(error)}); it is carried out at its next dispatch`,
-        { cause: error },
+      this.#options.onDispatchError(
+        new ServiceUnavailableError(
+          `${what} of execution ${id} is recorded, but the execution could not be dispatched (${describeError(error)}); the workers' sweep dispatches it`,
+          { cause: error },
+        ),
       );
     }
   }

@@ -52,6 +52,7 @@ describe.runIf(POSTGRES_AVAILABLE && REDIS_AVAILABLE)('the API in cluster mode',
   let dir: string;
   let app: Hono;
   const contexts = new Map<string, unknown>();
+  const dispatchErrors: Error[] = [];
 
   beforeEach(async () => {
     cluster = await testCluster.open();
@@ -69,10 +70,16 @@ describe.runIf(POSTGRES_AVAILABLE && REDIS_AVAILABLE)('the API in cluster mode',
     });
     dir = mkdtempSync(join(tmpdir(), 'harmflow-cluster-api-'));
     contexts.clear();
+    dispatchErrors.length = 0;
     app = createApp({
       home: harmflowHome(join(dir, 'home')),
       store,
-      registry: new ClusterExecutions({ store, inbox, queue: cluster.queue }),
+      registry: new ClusterExecutions({
+        store,
+        inbox,
+        queue: cluster.queue,
+        onDispatchError: (error) => dispatchErrors.push(error),
+      }),
       admission: new ClusterAdmission(cluster.queue, hold),
       stop: () => {},
       token: TOKEN,
@@ -311,15 +318,47 @@ describe.runIf(POSTGRES_AVAILABLE && REDIS_AVAILABLE)('the API in cluster mode',
     await expectError(await post('/api/admission/hold', { reason: ' ' }), 400, 'UsageError', /reason/);
   });
 
-  it('marks a submitted execution failed (503) when it cannot be dispatched, leaving none queued', {
+  it('accepts a submit, a message and a cancel whose dispatch fails once they are recorded, reporting it; the sweep dispatches them', {
     timeout: 20_000,
   }, async () => {
     const { remote } = await newRemote();
     const closed = openDispatchQueue({ connection: TEST_REDIS, prefix: cluster.prefix, onError: () => {} });
     await closed.close();
-    const executions = new ClusterExecutions({ store, inbox, queue: closed });
-    const task = clusterTask(remote);
-    const error = await executions.submit(task).then(
+    const reported: Error[] = [];
+    const executions = new ClusterExecutions({
+      store,
+      inbox,
+      queue: closed,
+      onDispatchError: (error) => reported.push(error),
+    });
+    const created = await executions.submit(clusterTask(remote));
+    expect(created.state).toBe('queued');
+    expect(await turns(created.id)).toEqual([{ number: 1, text: 'fix it', state: 'queued' }]);
+    expect(await executions.send(created.id, 'and the docs')).toEqual({ turn: 't2', queued: 2 });
+    await executions.cancel(created.id);
+    expect(reported.map((error) => error.message)).toEqual([
+      expect.stringMatching(
+        new RegExp(
+          `^the submit of execution ${created.id} is recorded, but the execution could not be dispatched .*; the workers' sweep dispatches it$`,
+        ),
+      ),
+      expect.stringMatching(/^message t2 of execution .* is recorded/),
+      expect.stringMatching(/^the cancel of execution .* is recorded/),
+    ]);
+    expect(await dispatched()).toEqual([]);
+  });
+
+  it('marks a submitted execution failed (503) when its first turn cannot be enqueued, leaving none queued', async () => {
+    const { remote } = await newRemote();
+    const closedInbox = await openExecutionInbox(TEST_POSTGRES_URL, { schema: cluster.schema });
+    await closedInbox.close();
+    const executions = new ClusterExecutions({
+      store,
+      inbox: closedInbox,
+      queue: cluster.queue,
+      onDispatchError: () => {},
+    });
+    const error = await executions.submit(clusterTask(remote)).then(
       () => undefined,
       (thrown: unknown) => thrown,
     );
@@ -328,5 +367,6 @@ describe.runIf(POSTGRES_AVAILABLE && REDIS_AVAILABLE)('the API in cluster mode',
     const [record] = await store.listExecutions();
     expect(record).toMatchObject({ state: 'failed', message: expect.stringMatching(/could not be queued/) });
     expect(record?.endedAt).toBeDefined();
+    expect(await dispatched()).toEqual([]);
   });
 });
