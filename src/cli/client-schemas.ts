@@ -55,6 +55,16 @@ export const ExecutionBody = z.object({ execution: Execution });
 export const ExecutionWithAttempts = z.object({ execution: Execution, attempts: z.array(Attempt) });
 export type ExecutionWithAttempts = z.infer<typeof ExecutionWithAttempts>;
 
+/**
+ * `GET /api/executions?state=…&include=attempts`: the executions, newest first, and each one's id
+ * mapped to its attempts, ordered by number (`[]` before its first).
+ */
+export const ExecutionList = z.object({
+  executions: z.array(Execution),
+  attempts: z.record(z.string(), z.array(Attempt)),
+});
+export type ExecutionList = z.infer<typeof ExecutionList>;
+
 /** A queued follow-up message. `queued` counts the messages waiting, this one included. */
 export const Turn = z.object({ id: z.string().min(1), execution: z.string(), queued: z.int().min(1) });
 export type Turn = z.infer<typeof Turn>;

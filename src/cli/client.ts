@@ -1,6 +1,6 @@
 /**
- * The CLI's client of a running `harmflow serve`: one method per route the service verbs use
- * (submit, send, cancel, admission, stop). Where: `HARMFLOW_URL` (default http://127.0.0.1:7878).
+ * The CLI's client of a running `harmflow serve`: one method per route the service verbs and the
+ * terminal UI use (submit, list, send, cancel, admission, stop). Where: `HARMFLOW_URL` (default http://127.0.0.1:7878).
  * Who: the bearer token from `HARMFLOW_TOKEN`, else `<HARMFLOW_HOME>/token`; the client only reads
  * it, never makes one (that is the service's first start).
  *
@@ -27,10 +27,17 @@ import type { TaskFileInput } from '../core/task.js';
 import type { SwitchBody } from '../server/routes/executions.js';
 import { tokenFile } from '../server/token.js';
 import type { ExecutionRecord } from '../store/store.js';
-import { AdmissionStatus, ExecutionBody, ExecutionWithAttempts, Stopping, Turn } from './client-schemas.js';
+import {
+  AdmissionStatus,
+  ExecutionBody,
+  ExecutionList,
+  ExecutionWithAttempts,
+  Stopping,
+  Turn,
+} from './client-schemas.js';
 import { DEFAULT_PORT } from './serve.js';
 
-export type { AdmissionStatus, ExecutionWithAttempts, Turn } from './client-schemas.js';
+export type { AdmissionStatus, ExecutionList, ExecutionWithAttempts, Turn } from './client-schemas.js';
 
 /** What `switchHarness` sends. */
 export type SwitchRequestBody = z.input<typeof SwitchBody>;
@@ -77,6 +84,8 @@ export interface ServiceClient {
   readonly url: string;
   /** `POST /api/executions`: the task's `repo` and `simulate` paths must be absolute. */
   submit(task: TaskFileInput): Promise<ExecutionRecord>;
+  /** `GET /api/executions?state=live|ended&include=attempts`: live (queued, running, waiting) or ended, newest first. */
+  executions(state: 'live' | 'ended'): Promise<ExecutionList>;
   /** `GET /api/executions/:id`. */
   execution(id: string): Promise<ExecutionWithAttempts>;
   /** `POST /api/executions/:id/messages`. */
@@ -186,6 +195,7 @@ export function createClient(options: ClientOptions): ServiceClient {
   return {
     url,
     submit: async (task) => (await call('POST', '/api/executions', ExecutionBody, { task })).execution,
+    executions: (state) => call('GET', `/api/executions?state=${state}&include=attempts`, ExecutionList),
     execution: async (id) => call('GET', executionPath(id), ExecutionWithAttempts),
     send: async (id, text) =>
       (await call('POST', `${executionPath(id)}/messages`, z.object({ turn: Turn }), { text })).turn,

@@ -10,7 +10,8 @@
  * - the first scope that binds the key wins; later scopes are not consulted.
  *
  * The DOM glue owns building `KeyPress` from a KeyboardEvent and calling preventDefault when an
- * action comes back. Pure functions; no Node, no DOM.
+ * action comes back; the terminal UI builds it from Ink's input (src/tui/key-press.ts). Pure
+ * functions, shared by the browser and Node; no Node, no DOM.
  */
 import type { Action, Keymap } from './keymap.js';
 

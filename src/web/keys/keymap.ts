@@ -6,9 +6,12 @@
  * execution detail page; pages without tabs ignore those actions), `LIST_KEYS` on the Executions and
  * History tables, `DETAIL_KEYS` on every tab of the detail page, `EVENTS_KEYS` on its Events tab. Which scopes are active, and in what
  * order, is the page's choice (see `dispatch.ts`); what an action does is the DOM glue's.
+ * `TERMINAL_KEYS` hold only in the terminal UI (`harmflow ui`, src/tui/), which renders the same
+ * scopes: a browser has its own tabs and its own way to close, so the Workbench never activates it
+ * and its help does not list it.
  *
  * Shift is part of `key` ('G' is Shift+g, '?' is Shift+/), so bindings name the character produced.
- * This module is plain data for the browser: no Node, no DOM.
+ * This module is plain data, shared by the browser and Node: no Node, no DOM.
  */
 
 /** Everything a key can ask the Workbench to do. */
@@ -33,7 +36,9 @@ export type Action =
   | 'event:next-switch'
   | 'event:previous-switch'
   | 'execution:resume'
-  | 'execution:switch';
+  | 'execution:switch'
+  | 'screen:next'
+  | 'app:quit';
 
 /** One shortcut: any of `keys` triggers `action`; `description` is its line in the help overlay. */
 export type Binding = {
@@ -81,4 +86,10 @@ export const EVENTS_KEYS: Keymap = [
   { keys: ['G'], action: 'event:last', description: 'Last event' },
   { keys: ['n'], action: 'event:next-switch', description: 'Next switch event (quota, failover, attempt)' },
   { keys: ['N'], action: 'event:previous-switch', description: 'Previous switch event' },
+];
+
+/** The terminal UI's own keys (see the file comment): `Tab` is `KeyboardEvent.key`'s name for the tab key. */
+export const TERMINAL_KEYS: Keymap = [
+  { keys: ['Tab'], action: 'screen:next', description: 'Switch between the Executions and History screens' },
+  { keys: ['q'], action: 'app:quit', description: 'Quit' },
 ];
