@@ -16,6 +16,7 @@ import { registerSimApi } from './sim-api.js';
 import { registerStop } from './stop.js';
 import { registerSubmit } from './submit.js';
 import { registerSwitch } from './switch.js';
+import { registerUi } from './ui.js';
 import { registerWorker } from './worker.js';
 import { registerWorkflow } from './workflow.js';
 
@@ -42,6 +43,7 @@ export function buildProgram(): Command {
   registerSwitch(program);
   registerAdmission(program);
   registerStop(program);
+  registerUi(program);
   registerWorkflow(program);
   registerGate(program);
   for (const command of program.commands) command.exitOverride();

@@ -1,0 +1,41 @@
+/**
+ * Turns what Ink's `useInput` reports for one key into the `KeyPress` the shared dispatcher takes
+ * (src/web/keys/dispatch.ts), so the terminal UI reads the Workbench's keymaps unchanged: named keys
+ * get their `KeyboardEvent.key` names (`ArrowDown`, `Enter`, `Escape`, `Tab`, …), a printable key
+ * is its character (`G` for Shift+g, as in a browser).
+ *
+ * Terminals cannot tell Alt from Meta: Ink reports both as `meta`, which becomes `metaKey` here
+ * (`altKey` is always false). Ink also sets `meta` on a lone Escape; that is not a modifier, so it is
+ * dropped there. Pure; Ink is imported for its `Key` type only.
+ */
+import type { Key } from 'ink';
+import type { KeyPress } from '../web/keys/dispatch.js';
+
+/** Ink's named keys, in the order they are checked, and their `KeyboardEvent.key` names. */
+const NAMED_KEYS: readonly (readonly [keyof Key, string])[] = [
+  ['upArrow', 'ArrowUp'],
+  ['downArrow', 'ArrowDown'],
+  ['leftArrow', 'ArrowLeft'],
+  ['rightArrow', 'ArrowRight'],
+  ['return', 'Enter'],
+  ['escape', 'Escape'],
+  ['tab', 'Tab'],
+  ['backspace', 'Backspace'],
+  ['delete', 'Delete'],
+  ['pageUp', 'PageUp'],
+  ['pageDown', 'PageDown'],
+  ['home', 'Home'],
+  ['end', 'End'],
+];
+
+/** The press `input` and `key` stand for; `inEditable` is true while the filter field takes typing. */
+export function keyPressOf(input: string, key: Key, inEditable: boolean): KeyPress {
+  const named = NAMED_KEYS.find(([flag]) => key[flag] === true)?.[1];
+  return {
+    key: named ?? input,
+    ctrlKey: key.ctrl,
+    metaKey: key.meta && !key.escape,
+    altKey: false,
+    inEditable,
+  };
+}

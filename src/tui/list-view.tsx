@@ -1,0 +1,100 @@
+/** @jsxImportSource react */
+/**
+ * A list screen's table: a header line and one line per execution, the selected one marked `›`
+ * (and shown inverse with color). Each cell is cut to its column (Ink's `truncate-end`), the task
+ * taking what the fixed columns leave, so no line is wider than `width`. Shows the window of
+ * `height` rows that holds the selection. Stateless: the app owns rows, selection and size.
+ */
+import { Box, Text } from 'ink';
+import { type Cells, cellsOf, type ListedExecution, type Screen } from './rows.js';
+import { stateColor } from './theme.js';
+
+/** Column widths, a trailing space included; the task takes the rest. History's harness column holds a chain (`claude-code→codex`). */
+const WIDTHS = {
+  marker: 2,
+  id: 15,
+  state: 10,
+  harness: { executions: 12, history: 18 },
+  attempts: 4,
+  age: 5,
+} as const;
+
+export interface ListViewProps {
+  readonly screen: Screen;
+  readonly rows: readonly ListedExecution[];
+  readonly selected: number;
+  readonly width: number;
+  /** Lines for rows, the header line not counted. */
+  readonly height: number;
+  readonly now: number;
+  readonly color: boolean;
+  readonly emptyText: string;
+}
+
+export function ListView(props: ListViewProps) {
+  const { screen, rows, selected, width, height, now, color } = props;
+  const header: Cells = {
+    id: 'ID',
+    task: 'TASK',
+    state: screen === 'executions' ? 'STATE' : 'OUTCOME',
+    harness: screen === 'executions' ? 'HARNESS' : 'HARNESSES',
+    attempts: 'ATT',
+    age: 'AGE',
+  };
+  const visible = Math.max(1, height);
+  const start = selected < visible ? 0 : selected - visible + 1;
+  return (
+    <Box flexDirection="column" width={width}>
+      <Line screen={screen} cells={header} marker="" color={color} bold={color} />
+      {rows.length === 0 ? (
+        <Text wrap="truncate-end">{`  ${props.emptyText}`}</Text>
+      ) : (
+        rows
+          .slice(start, start + visible)
+          .map((row, offset) => (
+            <Line
+              key={row.id}
+              screen={screen}
+              cells={cellsOf(row, screen, now)}
+              marker={start + offset === selected ? '›' : ''}
+              color={color}
+              bold={false}
+              stateColor={stateColor(row.state, color)}
+            />
+          ))
+      )}
+    </Box>
+  );
+}
+
+function Line(props: {
+  screen: Screen;
+  cells: Cells;
+  marker: string;
+  color: boolean;
+  bold: boolean;
+  stateColor?: string | undefined;
+}) {
+  const { cells, screen } = props;
+  const inverse = props.color && props.marker !== '';
+  const cell = (text: string, width: number | undefined, color?: string) => (
+    <Box width={width} flexGrow={width === undefined ? 1 : 0} flexShrink={width === undefined ? 1 : 0} paddingRight={1}>
+      <Text wrap="truncate-end" bold={props.bold} inverse={inverse} {...(color !== undefined && { color })}>
+        {text}
+      </Text>
+    </Box>
+  );
+  return (
+    <Box flexDirection="row">
+      <Box width={WIDTHS.marker} flexShrink={0}>
+        <Text>{props.marker}</Text>
+      </Box>
+      {cell(cells.id, WIDTHS.id)}
+      {cell(cells.task, undefined)}
+      {cell(cells.state, WIDTHS.state, props.stateColor)}
+      {cell(cells.harness, WIDTHS.harness[screen])}
+      {cell(cells.attempts, WIDTHS.attempts)}
+      {cell(cells.age, WIDTHS.age)}
+    </Box>
+  );
+}

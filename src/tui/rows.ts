@@ -1,0 +1,86 @@
+/**
+ * What the list screens show of an execution, as pure functions of the API's records: the cells of
+ * a row, the filter, and the screens' scopes of keys. The Workbench's columns that fit 80 columns
+ * (src/web/dom/executions.ts, history.ts): id, task, state (History: the outcome), harness (History:
+ * the harnesses in the order they ran), attempts, and age (Executions: since it was created;
+ * History: since it ended). Tokens, cost, disk and the timeout are left for the detail view.
+ */
+import type { ExecutionList } from '../cli/client.js';
+import { GLOBAL_KEYS, LIST_KEYS, TERMINAL_KEYS } from '../web/keys/keymap.js';
+import type { Scope } from './help.js';
+
+export type Screen = 'executions' | 'history';
+
+/** The screens in `Tab` order, and their titles (the Workbench's). */
+export const SCREENS: readonly Screen[] = ['executions', 'history'];
+export const SCREEN_TITLES: Readonly<Record<Screen, string>> = { executions: 'Executions', history: 'History' };
+
+/** One listed execution with its attempts, as a list screen holds it. */
+export type ListedExecution = ExecutionList['executions'][number] & {
+  readonly attempts: ExecutionList['attempts'][string];
+};
+
+/** The list's executions in its order, each with its attempts (none when the answer maps none to it). */
+export function listedOf(list: ExecutionList): ListedExecution[] {
+  return list.executions.map((execution) => ({ ...execution, attempts: list.attempts[execution.id] ?? [] }));
+}
+
+/** The text of one row's cells. */
+export interface Cells {
+  readonly id: string;
+  readonly task: string;
+  readonly state: string;
+  readonly harness: string;
+  readonly attempts: string;
+  readonly age: string;
+}
+
+/**
+ * 14 characters of the 26 of an id: a ULID's first 10 are its millisecond, the next 4 random
+ * (20 bits), so two executions created in the same millisecond still differ in what is shown.
+ * `/` finds an execution by this prefix; the detail view shows the whole id.
+ */
+export const SHOWN_ID_LENGTH = 14;
+
+export function cellsOf(row: ListedExecution, screen: Screen, now: number): Cells {
+  const since = screen === 'executions' ? row.createdAt : (row.endedAt ?? row.createdAt);
+  return {
+    id: row.id.slice(0, SHOWN_ID_LENGTH),
+    task: row.taskName,
+    state: row.state,
+    harness: screen === 'executions' ? (row.currentHarness ?? '–') : chainOf(row) || '–',
+    attempts: String(row.attemptCount),
+    age: formatAge(now - Date.parse(since)),
+  };
+}
+
+/** The harnesses an execution ran on, in order, a repeat of the same one shown once (`claude-code→codex`). */
+function chainOf(row: ListedExecution): string {
+  const chain: string[] = [];
+  for (const attempt of row.attempts) if (chain.at(-1) !== attempt.harness) chain.push(attempt.harness);
+  return chain.join('→');
+}
+
+/** A duration in its largest whole unit, at most 4 characters: `9s`, `12m`, `3h`, `41d`. */
+export function formatAge(ms: number): string {
+  const seconds = Math.max(0, Math.floor(ms / 1000));
+  if (seconds < 60) return `${seconds}s`;
+  if (seconds < 3600) return `${Math.floor(seconds / 60)}m`;
+  if (seconds < 86_400) return `${Math.floor(seconds / 3600)}h`;
+  return `${Math.floor(seconds / 86_400)}d`;
+}
+
+/** True when `needle` is empty, part of the task's name, or the start of the id (case ignored). */
+export function matchesFilter(row: ListedExecution, needle: string): boolean {
+  const wanted = needle.trim().toLowerCase();
+  return wanted === '' || row.taskName.toLowerCase().includes(wanted) || row.id.toLowerCase().startsWith(wanted);
+}
+
+/** The scopes of keys on a list screen, most specific first: the Workbench's, then the terminal's own. */
+export function listScopes(screen: Screen): readonly Scope[] {
+  return [
+    { title: SCREEN_TITLES[screen], keymap: LIST_KEYS },
+    { title: 'Everywhere', keymap: GLOBAL_KEYS },
+    { title: 'Terminal', keymap: TERMINAL_KEYS },
+  ];
+}

@@ -1,0 +1,114 @@
+/**
+ * The terminal UI's state and what a key press does to it, as one pure reducer: the app feeds it
+ * every press with the rows it last received, so presses that arrive faster than the screen
+ * redraws (typing, a paste, a test) each see the state the previous one left, never a stale one.
+ *
+ * The state: the screen, the selected row of each screen (kept by id, so a refresh that adds or
+ * removes rows leaves the selection on its execution), the filter (`/`: task name or id prefix;
+ * typing goes into it until `Enter` or `Esc`; `Esc` on the list clears it), the `?` overlay, the
+ * opened execution (a placeholder view for now) and whether the user quit. Keys are turned into
+ * actions by the Workbench's `dispatch` over the scopes of the view shown.
+ */
+import { dispatch, type KeyPress } from '../web/keys/dispatch.js';
+import { GLOBAL_KEYS, TERMINAL_KEYS } from '../web/keys/keymap.js';
+import { first, last, step } from '../web/keys/timeline.js';
+import type { Scope } from './help.js';
+import { type ListedExecution, listScopes, matchesFilter, SCREENS, type Screen } from './rows.js';
+
+export interface UiState {
+  readonly screen: Screen;
+  readonly selectedIds: Partial<Record<Screen, string>>;
+  readonly filter: string;
+  /** True while typing goes into the filter. */
+  readonly editing: boolean;
+  readonly help: boolean;
+  /** The execution `Enter` opened, shown by the placeholder view until `Esc`. */
+  readonly opened: ListedExecution | undefined;
+  readonly quit: boolean;
+}
+
+export const INITIAL_STATE: UiState = {
+  screen: 'executions',
+  selectedIds: {},
+  filter: '',
+  editing: false,
+  help: false,
+  opened: undefined,
+  quit: false,
+};
+
+/**
+ * One key press: the dispatcher's view of it (its `inEditable` is replaced by the state's own
+ * `editing`), the text it typed, and each screen's rows as last received.
+ */
+export interface PressEvent {
+  readonly press: KeyPress;
+  readonly input: string;
+  readonly rows: Partial<Record<Screen, readonly ListedExecution[]>>;
+}
+
+/** The scopes of the placeholder view: what holds everywhere, and the terminal's keys. */
+const DETAIL_SCOPES: readonly Scope[] = [
+  { title: 'Everywhere', keymap: GLOBAL_KEYS },
+  { title: 'Terminal', keymap: TERMINAL_KEYS },
+];
+
+/** The scopes of keys active in `state`, most specific first (the help shows the same). */
+export function scopesOf(state: UiState): readonly Scope[] {
+  return state.opened === undefined ? listScopes(state.screen) : DETAIL_SCOPES;
+}
+
+/** The rows the current screen shows: its rows through the filter. */
+export function shownRows(state: UiState, rows: PressEvent['rows']): readonly ListedExecution[] {
+  return (rows[state.screen] ?? []).filter((row) => matchesFilter(row, state.filter));
+}
+
+/** The index of the selected row among `shown`, `-1` when none is. */
+export function selectedIndex(state: UiState, shown: readonly ListedExecution[]): number {
+  return shown.findIndex((row) => row.id === state.selectedIds[state.screen]);
+}
+
+export function reduce(state: UiState, event: PressEvent): UiState {
+  const press: KeyPress = { ...event.press, inEditable: state.editing };
+  const { input } = event;
+  const action = dispatch(
+    scopesOf(state).map((scope) => scope.keymap),
+    press,
+  );
+  if (action === 'app:quit' && !state.editing) return { ...state, quit: true };
+  if (state.help) return action === 'help:toggle' || action === 'back' ? { ...state, help: false } : state;
+  if (state.editing) {
+    if (action === 'back' || press.key === 'Enter') return { ...state, editing: false };
+    if (press.key === 'Backspace' || press.key === 'Delete') return { ...state, filter: state.filter.slice(0, -1) };
+    const typed = !press.ctrlKey && !press.metaKey && input.length > 0 && press.key === input;
+    return typed ? { ...state, filter: state.filter + input } : state;
+  }
+  if (action === 'help:toggle') return { ...state, help: true };
+  if (state.opened !== undefined) return action === 'back' ? { ...state, opened: undefined } : state;
+  const shown = shownRows(state, event.rows);
+  const selected = selectedIndex(state, shown);
+  const select = (index: number): UiState => {
+    const row = shown[index];
+    return row === undefined ? state : { ...state, selectedIds: { ...state.selectedIds, [state.screen]: row.id } };
+  };
+  switch (action) {
+    case 'screen:next':
+      return { ...state, screen: SCREENS[(SCREENS.indexOf(state.screen) + 1) % SCREENS.length] ?? 'executions' };
+    case 'filter:focus':
+      return { ...state, editing: true };
+    case 'back':
+      return { ...state, filter: '' };
+    case 'row:next':
+      return select(step(shown.length, selected, 1));
+    case 'row:previous':
+      return select(step(shown.length, selected, -1));
+    case 'row:first':
+      return select(first(shown.length));
+    case 'row:last':
+      return select(last(shown.length));
+    case 'row:open':
+      return shown[selected] === undefined ? state : { ...state, opened: shown[selected] };
+    default:
+      return state;
+  }
+}

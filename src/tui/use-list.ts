@@ -1,0 +1,47 @@
+/**
+ * Keeps a list screen's rows fresh: asks the source for the screen shown at once and then every
+ * `pollMs` after each answer (never two requests at a time for a slow service), and again at once
+ * when the screen changes. The rows of each screen are kept, so `Tab` shows the last known rows
+ * while their refresh is on its way. An error keeps the last rows and is reported until an answer
+ * comes. Stops when the component unmounts.
+ *
+ * Why polling: the API has no stream of the list (docs/api.md: only an execution's events are a
+ * stream), and the Workbench's Executions screen polls the same route every 2 s.
+ */
+import { useEffect, useState } from 'react';
+import type { ListedExecution, Screen } from './rows.js';
+import type { ExecutionSource } from './source.js';
+
+/** 2 s, the Workbench's Executions screen's period: live enough to see a switch happen, one small request each time. */
+export const POLL_MS = 2000;
+
+export interface ListState {
+  /** Each screen's rows as last answered; absent until its first answer. */
+  readonly rows: Partial<Record<Screen, readonly ListedExecution[]>>;
+  /** The last request's error message, until a request succeeds. */
+  readonly error: string | undefined;
+}
+
+export function usePolledList(source: ExecutionSource, screen: Screen, pollMs: number = POLL_MS): ListState {
+  const [state, setState] = useState<ListState>({ rows: {}, error: undefined });
+  useEffect(() => {
+    let stopped = false;
+    let timer: NodeJS.Timeout | undefined;
+    const tick = async (): Promise<void> => {
+      try {
+        const rows = await source.list(screen);
+        if (!stopped) setState((previous) => ({ rows: { ...previous.rows, [screen]: rows }, error: undefined }));
+      } catch (error) {
+        const message = error instanceof Error ? error.message : String(error);
+        if (!stopped) setState((previous) => ({ ...previous, error: message }));
+      }
+      if (!stopped) timer = setTimeout(() => void tick(), pollMs);
+    };
+    void tick();
+    return () => {
+      stopped = true;
+      clearTimeout(timer);
+    };
+  }, [source, screen, pollMs]);
+  return state;
+}

@@ -1,0 +1,54 @@
+/**
+ * Color, with chalk forced on (FORCE_COLOR=1 before Ink loads, so this file's chalk sees it): the
+ * app draws color where it is enabled, and under NO_COLOR a frame has no escape sequence at all,
+ * although chalk itself would color (it does not read NO_COLOR).
+ */
+import { afterEach, describe, expect, it } from 'vitest';
+import type { ExecutionSource } from '../../src/tui/source.js';
+import { executionRecord } from './fake-service.js';
+
+process.env.FORCE_COLOR = '1';
+const { createElement } = await import('react');
+const { cleanup, render } = await import('ink-testing-library');
+const { App } = await import('../../src/tui/app.js');
+const { colorEnabled } = await import('../../src/tui/theme.js');
+
+const source: ExecutionSource = {
+  list: async (screen) =>
+    screen === 'executions'
+      ? [{ ...executionRecord({ id: '01jf3k9x7q2m4n6p8r0s2t4v6w', taskName: 'fix-login' }), attempts: [] }]
+      : [],
+};
+
+/** What starts every ANSI escape sequence (color, bold, inverse). */
+const ANSI = '\u001B[';
+
+async function selectedFrame(color: boolean): Promise<string> {
+  const { lastFrame, stdin } = render(createElement(App, { source, color, width: 80, height: 24, pollMs: 1000 }));
+  const deadline = Date.now() + 3000;
+  let sent = false;
+  for (;;) {
+    const frame = lastFrame() ?? '';
+    if (frame.includes('›')) return frame;
+    if (!sent && frame.includes('fix-login')) {
+      stdin.write('j');
+      sent = true;
+    }
+    if (Date.now() > deadline) throw new Error(`no selected row within 3 s; the last frame was:\n${frame}`);
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
+}
+
+describe('color in harmflow ui', () => {
+  afterEach(() => cleanup());
+
+  it('colors the states, the current screen and the selection', async () => {
+    expect(await selectedFrame(colorEnabled({}))).toContain(ANSI);
+  });
+
+  it('draws no escape sequence under NO_COLOR', async () => {
+    const frame = await selectedFrame(colorEnabled({ NO_COLOR: '1' }));
+    expect(frame).not.toContain(ANSI);
+    expect(frame).toContain('[Executions]');
+  });
+});

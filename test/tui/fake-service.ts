@@ -1,0 +1,81 @@
+/**
+ * A loopback HTTP server that answers the two list routes the terminal UI reads
+ * (`GET /api/executions?state=live|ended&include=attempts`, docs/api.md) from records the test
+ * gives, behind a bearer token, so the UI runs through the CLI's real client. Anything else is 404
+ * with the API's error body. `close()` is idempotent.
+ */
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import type { ExecutionList } from '../../src/cli/client.js';
+
+export const FAKE_TOKEN = 'fake-token';
+
+export interface FakeService {
+  readonly url: string;
+  /** The lists it answers; replace them to change what the next poll sees. */
+  lists: { live: ExecutionList; ended: ExecutionList };
+  /** How many list requests it answered. */
+  requests: number;
+  close(): Promise<void>;
+}
+
+export async function startFakeService(lists: FakeService['lists']): Promise<FakeService> {
+  const server = createServer((request, response) => {
+    const url = new URL(request.url ?? '/', 'http://loopback');
+    const state = url.searchParams.get('state');
+    const reply = (status: number, body: unknown) => {
+      response.writeHead(status, { 'content-type': 'application/json' });
+      response.end(JSON.stringify(body));
+    };
+    if (request.headers.authorization !== `Bearer ${FAKE_TOKEN}`) {
+      return reply(401, { error: { name: 'UnauthorizedError', message: 'bad token' } });
+    }
+    if (
+      request.method !== 'GET' ||
+      url.pathname !== '/api/executions' ||
+      (state !== 'live' && state !== 'ended') ||
+      url.searchParams.get('include') !== 'attempts'
+    ) {
+      return reply(404, { error: { name: 'NotFoundError', message: `no route ${request.method} ${request.url}` } });
+    }
+    fake.requests += 1;
+    reply(200, fake.lists[state]);
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  let closed: Promise<void> | undefined;
+  const fake: FakeService = {
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    lists,
+    requests: 0,
+    close: () => {
+      closed ??= new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      });
+      return closed;
+    },
+  };
+  return fake;
+}
+
+/** An execution record as the API lists it; `overrides` set what a test looks at. */
+export function executionRecord(
+  overrides: Partial<ExecutionList['executions'][number]> & { id: string; taskName: string },
+): ExecutionList['executions'][number] {
+  const createdAt = new Date(Date.now() - 90_000).toISOString();
+  return {
+    taskId: `${overrides.id}-task`,
+    repo: '/repos/app',
+    baseRef: 'main',
+    baseSha: 'a3f1c0de',
+    branch: `harmflow/${overrides.taskName}-${overrides.id}`,
+    worktree: `/home/me/.harmflow/worktrees/${overrides.id}`,
+    runDir: `/home/me/.harmflow/runs/${overrides.id}`,
+    state: 'running',
+    createdAt,
+    startedAt: createdAt,
+    deadline: new Date(Date.now() + 1_800_000).toISOString(),
+    attemptCount: 1,
+    ...overrides,
+  };
+}

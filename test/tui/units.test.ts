@@ -1,0 +1,118 @@
+import type { Key } from 'ink';
+import { describe, expect, it } from 'vitest';
+import { helpLines } from '../../src/tui/help.js';
+import { keyPressOf } from '../../src/tui/key-press.js';
+import { formatAge, type ListedExecution, listScopes, matchesFilter } from '../../src/tui/rows.js';
+import { colorEnabled, stateColor } from '../../src/tui/theme.js';
+import { dispatch, duplicateKeys } from '../../src/web/keys/dispatch.js';
+import { GLOBAL_KEYS, LIST_KEYS, TERMINAL_KEYS } from '../../src/web/keys/keymap.js';
+import { executionRecord } from './fake-service.js';
+
+/** Ink's `Key` with nothing pressed but what `pressed` says. */
+function key(pressed: Partial<Key> = {}): Key {
+  return {
+    upArrow: false,
+    downArrow: false,
+    leftArrow: false,
+    rightArrow: false,
+    pageDown: false,
+    pageUp: false,
+    home: false,
+    end: false,
+    return: false,
+    escape: false,
+    ctrl: false,
+    shift: false,
+    tab: false,
+    backspace: false,
+    delete: false,
+    meta: false,
+    super: false,
+    hyper: false,
+    capsLock: false,
+    numLock: false,
+    ...pressed,
+  };
+}
+
+describe('keyPressOf', () => {
+  it('names Ink’s named keys as KeyboardEvent.key does', () => {
+    expect(keyPressOf('', key({ downArrow: true }), false).key).toBe('ArrowDown');
+    expect(keyPressOf('', key({ upArrow: true }), false).key).toBe('ArrowUp');
+    expect(keyPressOf('', key({ return: true }), false).key).toBe('Enter');
+    expect(keyPressOf('', key({ tab: true }), false).key).toBe('Tab');
+    expect(keyPressOf('G', key({ shift: true }), false).key).toBe('G');
+  });
+
+  it('does not take the meta Ink reports on a lone Escape for a modifier', () => {
+    const press = keyPressOf('', key({ escape: true, meta: true }), false);
+    expect(press).toEqual({ key: 'Escape', ctrlKey: false, metaKey: false, altKey: false, inEditable: false });
+    expect(dispatch([GLOBAL_KEYS], press)).toBe('back');
+  });
+
+  it('keeps Ctrl and Meta, so a press with them is no shortcut', () => {
+    expect(dispatch([LIST_KEYS], keyPressOf('j', key({ ctrl: true }), false))).toBeUndefined();
+    expect(dispatch([LIST_KEYS], keyPressOf('j', key({ meta: true }), false))).toBeUndefined();
+  });
+
+  it('feeds the list screens’ scopes: Workbench keys and the terminal’s own', () => {
+    const scopes = listScopes('executions').map((scope) => scope.keymap);
+    expect(dispatch(scopes, keyPressOf('', key({ downArrow: true }), false))).toBe('row:next');
+    expect(dispatch(scopes, keyPressOf('', key({ tab: true }), false))).toBe('screen:next');
+    expect(dispatch(scopes, keyPressOf('q', key(), false))).toBe('app:quit');
+    expect(dispatch(scopes, keyPressOf('q', key(), true))).toBeUndefined();
+  });
+});
+
+describe('the terminal keymap', () => {
+  it('binds each key once, and none a list screen already binds', () => {
+    expect(duplicateKeys(TERMINAL_KEYS)).toEqual([]);
+    expect(duplicateKeys([...LIST_KEYS, ...GLOBAL_KEYS, ...TERMINAL_KEYS])).toEqual([]);
+  });
+});
+
+describe('helpLines', () => {
+  it('has one line per binding, with the keymap’s description word for word', () => {
+    const lines = helpLines(listScopes('history'));
+    for (const binding of [...LIST_KEYS, ...GLOBAL_KEYS, ...TERMINAL_KEYS]) {
+      expect(lines.filter((line) => line.endsWith(`  ${binding.description}`))).toHaveLength(1);
+    }
+    expect(lines).toContain('History');
+    expect(lines.find((line) => line.includes('Next row'))).toMatch(/^ {2}j \/ ↓ +Next row$/);
+  });
+});
+
+describe('rows', () => {
+  const row: ListedExecution = {
+    ...executionRecord({ id: '01jf3k9x7q2m4n6p8r0s2t4v6w', taskName: 'Fix-Login' }),
+    attempts: [],
+  };
+
+  it('filters by a part of the task name or the start of the id, case ignored', () => {
+    expect(matchesFilter(row, '')).toBe(true);
+    expect(matchesFilter(row, 'login')).toBe(true);
+    expect(matchesFilter(row, '01JF3K')).toBe(true);
+    expect(matchesFilter(row, 'f3k9')).toBe(false);
+    expect(matchesFilter(row, 'deploy')).toBe(false);
+  });
+
+  it('writes an age in its largest whole unit', () => {
+    expect([
+      formatAge(-5),
+      formatAge(9_999),
+      formatAge(125_000),
+      formatAge(7_300_000),
+      formatAge(90 * 86_400_000),
+    ]).toEqual(['0s', '9s', '2m', '2h', '90d']);
+  });
+});
+
+describe('colorEnabled', () => {
+  it('is off when NO_COLOR is set to anything but the empty string', () => {
+    expect(colorEnabled({})).toBe(true);
+    expect(colorEnabled({ NO_COLOR: '' })).toBe(true);
+    expect(colorEnabled({ NO_COLOR: '1' })).toBe(false);
+    expect(stateColor('running', false)).toBeUndefined();
+    expect(stateColor('running', true)).toBe('green');
+  });
+});
