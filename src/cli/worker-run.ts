@@ -15,6 +15,7 @@ import type { RedisConnection } from '../cluster/queue-url.js';
 import { openRedispatchSweep, startRedispatching } from '../cluster/redispatch.js';
 import { reachStore } from '../cluster/store-url.js';
 import { startDispatchWorker } from '../cluster/worker-loop.js';
+import { closeWithin } from '../core/close-budget.js';
 import { describeError } from '../core/errors.js';
 import { harmflowHome } from '../core/home.js';
 import { openEventMirror } from '../events/mirror/event-mirror.js';
@@ -109,9 +110,17 @@ export async function runWorker(settings: WorkerSettings): Promise<void> {
     // An operator's hold of the whole cluster (`harmflow admission hold` on any API node).
     const clusterHold = await openClusterHold(storeUrl, pg);
     closers.push(() => clusterHold.close());
-    /** The cluster's hold this worker has applied to its admission, if any: applied before it starts. */
-    let heldFor = (await clusterHold.read())?.reason;
-    if (heldFor !== undefined) admission.hold(heldFor);
+    /** The cluster's hold this worker has applied to its admission, if any. */
+    let heldFor: string | undefined;
+    /** Makes this worker's admission follow the cluster's hold: before it starts, then at each check. */
+    const followClusterHold = async () => {
+      const held = (await clusterHold.read())?.reason;
+      if (held === heldFor) return;
+      heldFor = held;
+      if (heldFor === undefined) admission.release();
+      else admission.hold(heldFor);
+    };
+    await followClusterHold();
 
     const onError = (error: Error) => void process.stderr.write(`worker ${workerId}: ${describeError(error)}\n`);
     const deps = {
@@ -180,12 +189,7 @@ export async function runWorker(settings: WorkerSettings): Promise<void> {
     const check = () => {
       checking = checking
         .then(async () => {
-          const clusterHeld = (await clusterHold.read())?.reason;
-          if (clusterHeld !== heldFor) {
-            heldFor = clusterHeld;
-            if (heldFor === undefined) admission.release();
-            else admission.hold(heldFor);
-          }
+          await followClusterHold();
           const refusal = await admission.refusal();
           if (refusal !== undefined && !paused) {
             paused = true;
@@ -207,18 +211,11 @@ export async function runWorker(settings: WorkerSettings): Promise<void> {
     await checking;
     say(`worker ${workerId} stopping: suspending its executions for other workers to carry on`);
     const itemsClosed = items.close();
-    const closed = worker.close();
-    let timer: NodeJS.Timeout | undefined;
-    const expired = new Promise<'expired'>((resolve) => {
-      timer = setTimeout(() => resolve('expired'), closeBudgetMs);
-    });
-    if ((await Promise.race([closed, expired])) === 'expired') {
+    await closeWithin(worker.close(), closeBudgetMs, () => {
       for (const killed of killHarnesses(home, 'own')) {
         say(`killed the harness of execution ${killed.execution} (the close budget ran out)`);
       }
-    }
-    clearTimeout(timer);
-    await closed;
+    });
     await itemsClosed;
     say(`worker ${workerId} stopped`);
   } finally {

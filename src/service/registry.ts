@@ -6,6 +6,7 @@
  * process; owner files (execution/owner-file.ts) keep other processes off it.
  */
 import { existsSync } from 'node:fs';
+import { closeWithin } from '../core/close-budget.js';
 import { ConflictError, NotFoundError, ServiceUnavailableError } from '../core/errors.js';
 import type { HomePaths } from '../core/home.js';
 import { FINAL_STATES, STATES } from '../core/outcome.js';
@@ -189,16 +190,9 @@ export class Registry implements ExecutionService {
     this.#stopping ??= (async () => {
       this.#suspend.abort();
       const all = Promise.all([...this.#owners.values()].map((owner) => owner.finished));
-      const budget = this.#options.closeBudgetMs ?? DEFAULT_CLOSE_BUDGET_MS;
-      let timer: NodeJS.Timeout | undefined;
-      const expired = new Promise<'expired'>((resolve) => {
-        timer = setTimeout(() => resolve('expired'), budget);
-      });
-      if ((await Promise.race([all, expired])) === 'expired') {
+      await closeWithin(all, this.#options.closeBudgetMs ?? DEFAULT_CLOSE_BUDGET_MS, () => {
         for (const owner of this.#owners.values()) owner.kill();
-      }
-      clearTimeout(timer);
-      await all;
+      });
     })();
     return this.#stopping;
   }
