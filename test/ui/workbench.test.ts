@@ -6,9 +6,11 @@
  * Transcript and sees it delivered, checks the `?` overlay, finds the execution on History once it
  * ended, and runs at 375 px. A second execution runs out of quota on its only harness and waits for
  * the reset: its row and its detail say for which harness and until when, and "Resume now", after
- * the page asks, carries it on to success. A third is switched by hand from its page to codex, after
- * the page asks which harness. Screenshots of each screen go to a temporary folder, or to
- * docs/screenshots/ with HARMFLOW_UPDATE_SCREENSHOTS=1 (how the committed ones were taken).
+ * the page asks, carries it on to success; once it ended, `C` asks nothing. A third, while it runs,
+ * opens its follow-up box with `m` and is asked about (not) canceling with `C`, then is switched by
+ * hand from its page to codex, after the page asks which harness. Screenshots of each screen go to
+ * a temporary folder, or to docs/screenshots/ with HARMFLOW_UPDATE_SCREENSHOTS=1 (how the
+ * committed ones were taken).
  */
 import { mkdirSync, mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -262,6 +264,13 @@ describe.skipIf(!available)('the Workbench in Chromium', () => {
     expect(await note.isVisible()).toBe(false);
     expect(await page.locator('#resume-button').isVisible()).toBe(false);
     expect(await page.locator('#cancel-button').isVisible()).toBe(false);
+    // `C` on an ended execution asks nothing: the help then opens, which no other open dialog would let it.
+    await page.keyboard.press('C');
+    await page.keyboard.press('?');
+    await expect.poll(() => page.locator('#help-dialog').isVisible()).toBe(true);
+    expect(await dialog.isVisible()).toBe(false);
+    await page.keyboard.press('Escape');
+    await expect.poll(() => page.locator('#help-dialog').isVisible()).toBe(false);
     await page.keyboard.press('2');
     await expect
       .poll(() => page.locator('#timeline [role="option"][data-type="wait.ended"] .summary').textContent())
@@ -296,6 +305,34 @@ describe.skipIf(!available)('the Workbench in Chromium', () => {
       .toMatch(/^running on claude-code/);
     const button = page.locator('#switch-button');
     await expect.poll(() => button.isVisible()).toBe(true);
+
+    // `m` opens the Transcript with the follow-up box focused, the `m` itself not typed; Escape leaves the box.
+    await page.keyboard.press('m');
+    await expect.poll(() => page.locator('#panel-transcript').isVisible()).toBe(true);
+    expect(await page.evaluate('document.activeElement?.id')).toBe('send-text');
+    expect(await page.locator('#send-text').inputValue()).toBe('');
+    await page.keyboard.press('Escape');
+    await expect.poll(() => page.evaluate('document.activeElement?.id')).not.toBe('send-text');
+    expect(page.url()).toMatch(new RegExp(`/executions/${running}#transcript$`));
+
+    // `C` asks before canceling, the focus on "Not now": Enter there, then Escape, leave it running.
+    const confirm = page.locator('#confirm-dialog');
+    for (const no of ['Enter', 'Escape']) {
+      await page.keyboard.press('C');
+      await expect.poll(() => confirm.isVisible()).toBe(true);
+      expect(await page.locator('#confirm-title').textContent()).toBe('Cancel this execution?');
+      expect(await page.locator('#confirm-yes').textContent()).toBe('Cancel execution');
+      expect(await page.evaluate('document.activeElement?.id')).toBe('confirm-no');
+      await page.keyboard.press(no);
+      await expect.poll(() => confirm.isVisible()).toBe(false);
+    }
+    // A yes would have said "Canceling…" at once; the record still runs.
+    expect(await page.locator('#action-status').textContent()).toBe('');
+    expect(
+      ((await daemon.api('GET', `/api/executions/${running}`)).body as { execution: { state: string } }).execution
+        .state,
+    ).toBe('running');
+    expect(await page.locator('#detail-status').textContent()).toMatch(/^running on claude-code/);
 
     // `S` asks which harness, offering another than the one running; Escape says no.
     const dialog = page.locator('#switch-dialog');

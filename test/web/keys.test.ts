@@ -8,6 +8,8 @@ import {
   GLOBAL_KEYS,
   type Keymap,
   LIST_KEYS,
+  SCROLL_KEYS,
+  TERMINAL_KEYS,
 } from '../../src/web/keys/keymap.js';
 import { first, isSwitchRelated, last, nextMatching, step } from '../../src/web/keys/timeline.js';
 
@@ -18,6 +20,8 @@ function press(key: string, extra: Partial<KeyPress> = {}): KeyPress {
 const EVENTS_PAGE = [EVENTS_KEYS, DETAIL_KEYS, GLOBAL_KEYS] as const;
 const DETAIL_PAGE = [DETAIL_KEYS, GLOBAL_KEYS] as const;
 const LIST_PAGE = [LIST_KEYS, GLOBAL_KEYS] as const;
+/** The terminal UI's execution view: its text scrolls, so SCROLL_KEYS stand where the Events keys would. */
+const TERMINAL_DETAIL = [SCROLL_KEYS, DETAIL_KEYS, TERMINAL_KEYS, GLOBAL_KEYS] as const;
 
 describe('the keymaps', () => {
   it('bind every global key the Workbench promises', () => {
@@ -61,20 +65,62 @@ describe('the keymaps', () => {
     for (const [key, action] of expected) expect(dispatch(EVENTS_PAGE, press(key)), key).toBe(action);
   });
 
-  it('bind R to resume on every tab of the detail page, and nowhere else', () => {
-    expect(dispatch(DETAIL_PAGE, press('R'))).toBe('execution:resume');
-    expect(dispatch(EVENTS_PAGE, press('R'))).toBe('execution:resume');
-    expect(dispatch(DETAIL_PAGE, press('S'))).toBe('execution:switch');
-    expect(dispatch(EVENTS_PAGE, press('S'))).toBe('execution:switch');
-    expect(dispatch(DETAIL_PAGE, press('r'))).toBeUndefined();
-    expect(dispatch(LIST_PAGE, press('R'))).toBeUndefined();
-    expect(dispatch(DETAIL_PAGE, press('R', { inEditable: true }))).toBeUndefined();
+  it("bind R, S, C and m to the execution's actions on every tab of the detail page, and nowhere else", () => {
+    const expected: [string, Action][] = [
+      ['R', 'execution:resume'],
+      ['S', 'execution:switch'],
+      ['C', 'execution:cancel'],
+      ['m', 'execution:message'],
+    ];
+    for (const [key, action] of expected) {
+      expect(dispatch(DETAIL_PAGE, press(key)), key).toBe(action);
+      expect(dispatch(EVENTS_PAGE, press(key)), key).toBe(action);
+      expect(dispatch(TERMINAL_DETAIL, press(key)), key).toBe(action);
+      expect(dispatch(LIST_PAGE, press(key)), key).toBeUndefined();
+      expect(dispatch(DETAIL_PAGE, press(key, { inEditable: true })), key).toBeUndefined();
+    }
+    // Only the capitals act: a lower-case r, s or c is no shortcut, and Shift+m is not m.
+    for (const key of ['r', 's', 'c', 'M']) expect(dispatch(EVENTS_PAGE, press(key)), key).toBeUndefined();
+  });
+
+  it('bind every terminal scroll key', () => {
+    const expected: [string, Action][] = [
+      ['j', 'scroll:down'],
+      ['ArrowDown', 'scroll:down'],
+      ['k', 'scroll:up'],
+      ['ArrowUp', 'scroll:up'],
+      [' ', 'scroll:page-down'],
+      ['PageDown', 'scroll:page-down'],
+      ['b', 'scroll:page-up'],
+      ['PageUp', 'scroll:page-up'],
+      ['g', 'scroll:top'],
+      ['G', 'scroll:bottom'],
+    ];
+    for (const [key, action] of expected) expect(dispatch(TERMINAL_DETAIL, press(key)), key).toBe(action);
   });
 
   it('give no key two meanings within a keymap, nor let a page scope hide a global key', () => {
-    for (const keymap of [GLOBAL_KEYS, LIST_KEYS, EVENTS_KEYS, DETAIL_KEYS]) expect(duplicateKeys(keymap)).toEqual([]);
+    for (const keymap of [GLOBAL_KEYS, LIST_KEYS, EVENTS_KEYS, DETAIL_KEYS, TERMINAL_KEYS, SCROLL_KEYS]) {
+      expect(duplicateKeys(keymap)).toEqual([]);
+    }
     expect(duplicateKeys([...LIST_KEYS, ...GLOBAL_KEYS])).toEqual([]);
+    expect(duplicateKeys([...DETAIL_KEYS, ...GLOBAL_KEYS])).toEqual([]);
     expect(duplicateKeys([...EVENTS_KEYS, ...DETAIL_KEYS, ...GLOBAL_KEYS])).toEqual([]);
+    expect(duplicateKeys(TERMINAL_DETAIL.flat())).toEqual([]);
+  });
+
+  it('scroll the terminal with the letters the timeline moves with: the two scopes are never active together', () => {
+    const keysOf = (keymap: Keymap, action: Action) => keymap.find((binding) => binding.action === action)?.keys;
+    const pairs: [Action, Action][] = [
+      ['scroll:down', 'event:next'],
+      ['scroll:up', 'event:previous'],
+      ['scroll:top', 'event:first'],
+      ['scroll:bottom', 'event:last'],
+    ];
+    for (const [scroll, event] of pairs) {
+      expect(keysOf(SCROLL_KEYS, scroll), scroll).toEqual(keysOf(EVENTS_KEYS, event));
+    }
+    expect(duplicateKeys([...SCROLL_KEYS, ...EVENTS_KEYS])).toEqual(['j', 'ArrowDown', 'k', 'ArrowUp', 'g', 'G']);
   });
 
   it('duplicateKeys names each repeated key once', () => {
@@ -96,7 +142,7 @@ describe('dispatch', () => {
   });
 
   it('lets an editable field keep every key but Escape', () => {
-    for (const key of ['j', 'k', 'g', 'G', 'n', '/', '?', '1', 'Enter', 'ArrowDown']) {
+    for (const key of ['j', 'k', 'g', 'G', 'n', '/', '?', '1', 'Enter', 'ArrowDown', 'R', 'S', 'C', 'm']) {
       expect(dispatch(EVENTS_PAGE, press(key, { inEditable: true })), key).toBeUndefined();
     }
     expect(dispatch(EVENTS_PAGE, press('Escape', { inEditable: true }))).toBe('back');
@@ -119,11 +165,13 @@ describe('dispatch', () => {
 });
 
 describe('helpSections', () => {
-  it("lists the resume and switch keys in the detail page's own section", () => {
+  it("lists the resume, switch, cancel and message keys in the detail page's own section", () => {
     const [section] = helpSections([{ title: 'This execution', keymap: DETAIL_KEYS }]);
     expect(section?.rows).toEqual([
       { keys: 'R', description: 'Resume a waiting execution now (asks first)' },
       { keys: 'S', description: 'Switch a running or waiting execution to another harness (asks which)' },
+      { keys: 'C', description: 'Cancel the execution (asks first)' },
+      { keys: 'm', description: 'Write a follow-up message to the harness' },
     ]);
   });
 

@@ -78,8 +78,9 @@ export class ExecutionActions {
     if (yes) await this.#post('resume', 'Resuming…', 'Not resumed');
   }
 
-  /** Asks, then cancels the execution. */
+  /** Asks, then cancels the execution; nothing when it is over. */
   async cancel(): Promise<void> {
+    if (this.#state === undefined || !OPEN_STATES.has(this.#state)) return;
     const yes = await confirmAction({
       title: 'Cancel this execution?',
       text: 'Its harness is stopped and the execution ends canceled.',

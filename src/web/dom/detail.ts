@@ -5,11 +5,12 @@
  * switch or the end reloads the summary. The Transcript's box sends a follow-up into the open
  * session (`POST /api/executions/:id/messages`) and says when the harness has it. Above the tabs,
  * the actions (actions.ts): a waiting execution's wait with "Resume now", "Switch harness…" and
- * "Cancel"; `R` resumes, `S` switches.
+ * "Cancel"; `R` resumes, `S` switches, `C` cancels, `m` opens the message box.
  */
 import { openEventStream } from '../event-stream.js';
 import { DETAIL_KEYS, EVENTS_KEYS, GLOBAL_KEYS } from '../keys/keymap.js';
 import type { AttemptRecord, EventRecord, ExecutionRecord } from '../records.js';
+import { changesSummary, SUMMARY_DELAY_MS } from '../summary-triggers.js';
 import { followWait, type Wait } from '../wait.js';
 import { ExecutionActions } from './actions.js';
 import { renderChanges } from './changes.js';
@@ -20,17 +21,6 @@ import { renderSummary } from './summary.js';
 import { Tabs } from './tabs.js';
 import { Timeline } from './timeline.js';
 import { Transcript } from './transcript.js';
-
-/** Records after which the summary (state, chain, context) is fetched again. */
-const CHANGES_SUMMARY = new Set([
-  'attempt.started',
-  'attempt.ended',
-  'failover',
-  'execution.ended',
-  'context.written',
-  'quota.waiting',
-  'wait.ended',
-]);
 
 const execution = byId('detail').dataset.execution ?? '';
 const { api, token } = await connect();
@@ -52,11 +42,6 @@ async function refreshSummary(): Promise<void> {
   await renderSummary(byId('summary-body'), api, record, attempts);
 }
 
-/**
- * 250 ms: the replay of a long log brings its attempt starts and ends together; they are fetched
- * once after the burst, not once each.
- */
-const SUMMARY_DELAY_MS = 250;
 let summaryScheduled = false;
 function scheduleSummary(): void {
   if (summaryScheduled) return;
@@ -94,6 +79,11 @@ installKeys(
     'event:open': () => timeline.open(),
     'execution:resume': () => void actions.resume(),
     'execution:switch': () => void actions.switchHarness(),
+    'execution:cancel': () => void actions.cancel(),
+    'execution:message': () => {
+      tabs.select('transcript', true);
+      byId('send-text').focus();
+    },
     'filter:focus': () => (tabs.current === 'events' ? filter : byId('send-text')).focus(),
     back: () => location.assign(document.referrer.includes('/history') ? '/history' : '/'),
   },
@@ -143,7 +133,7 @@ openEventStream({
       actions.wait = wait;
     }
     if (['wait.ended', 'execution.ended', 'failover'].includes(event.type)) actions.settled();
-    if (CHANGES_SUMMARY.has(event.type)) scheduleSummary();
+    if (changesSummary(event.type)) scheduleSummary();
   },
   onError: (error) => {
     byId('detail-status').textContent = `Event stream: ${error instanceof Error ? error.message : String(error)}`;

@@ -6,9 +6,9 @@
  * execution detail page; pages without tabs ignore those actions), `LIST_KEYS` on the Executions and
  * History tables, `DETAIL_KEYS` on every tab of the detail page, `EVENTS_KEYS` on its Events tab. Which scopes are active, and in what
  * order, is the page's choice (see `dispatch.ts`); what an action does is the DOM glue's.
- * `TERMINAL_KEYS` hold only in the terminal UI (`harmflow ui`, src/tui/), which renders the same
- * scopes: a browser has its own tabs and its own way to close, so the Workbench never activates it
- * and its help does not list it.
+ * `TERMINAL_KEYS` and `SCROLL_KEYS` hold only in the terminal UI (`harmflow ui`, src/tui/), which
+ * renders the same scopes: a browser has its own tabs, its own way to close and its own scrolling,
+ * so the Workbench never activates them and its help does not list them.
  *
  * Shift is part of `key` ('G' is Shift+g, '?' is Shift+/), so bindings name the character produced.
  * This module is plain data, shared by the browser and Node: no Node, no DOM.
@@ -37,6 +37,14 @@ export type Action =
   | 'event:previous-switch'
   | 'execution:resume'
   | 'execution:switch'
+  | 'execution:cancel'
+  | 'execution:message'
+  | 'scroll:down'
+  | 'scroll:up'
+  | 'scroll:page-down'
+  | 'scroll:page-up'
+  | 'scroll:top'
+  | 'scroll:bottom'
   | 'screen:next'
   | 'app:quit';
 
@@ -68,7 +76,10 @@ export const LIST_KEYS: Keymap = [
   { keys: ['G'], action: 'row:last', description: 'Last row' },
 ];
 
-/** Shift+r and Shift+s, like `G` and `N` capitals: each asks before it does anything. */
+/**
+ * Shift+r, Shift+s and Shift+c, like `G` and `N` capitals: each asks before it does anything, and a
+ * capital is not typed by accident. `m` only opens the message box: sending stops no work.
+ */
 export const DETAIL_KEYS: Keymap = [
   { keys: ['R'], action: 'execution:resume', description: 'Resume a waiting execution now (asks first)' },
   {
@@ -76,6 +87,8 @@ export const DETAIL_KEYS: Keymap = [
     action: 'execution:switch',
     description: 'Switch a running or waiting execution to another harness (asks which)',
   },
+  { keys: ['C'], action: 'execution:cancel', description: 'Cancel the execution (asks first)' },
+  { keys: ['m'], action: 'execution:message', description: 'Write a follow-up message to the harness' },
 ];
 
 export const EVENTS_KEYS: Keymap = [
@@ -92,4 +105,18 @@ export const EVENTS_KEYS: Keymap = [
 export const TERMINAL_KEYS: Keymap = [
   { keys: ['Tab'], action: 'screen:next', description: 'Switch between the Executions and History screens' },
   { keys: ['q'], action: 'app:quit', description: 'Quit' },
+];
+
+/**
+ * Scrolling a long text in the terminal UI (an execution's Summary, Transcript and Changes, an opened
+ * event): a browser scrolls a page by itself, so like `TERMINAL_KEYS` the Workbench never activates
+ * this scope. The same letters as the lists' and the timeline's moves, so `j` always goes down.
+ */
+export const SCROLL_KEYS: Keymap = [
+  { keys: ['j', 'ArrowDown'], action: 'scroll:down', description: 'Scroll down a line' },
+  { keys: ['k', 'ArrowUp'], action: 'scroll:up', description: 'Scroll up a line' },
+  { keys: [' ', 'PageDown'], action: 'scroll:page-down', description: 'Scroll down a page' },
+  { keys: ['b', 'PageUp'], action: 'scroll:page-up', description: 'Scroll up a page' },
+  { keys: ['g'], action: 'scroll:top', description: 'Go to the top' },
+  { keys: ['G'], action: 'scroll:bottom', description: 'Go to the bottom (and follow what arrives)' },
 ];
