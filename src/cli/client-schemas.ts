@@ -5,7 +5,10 @@
  */
 import { z } from 'zod';
 import { ExecutionState, Outcome } from '../core/outcome.js';
+import type { ExecutionDisk } from '../execution/execution-disk.js';
 import type { AttemptRecord, ExecutionRecord } from '../store/store.js';
+import type { EventRecord } from '../web/records.js';
+import type { WorkspaceChanges } from '../workspace/changes.js';
 
 /** An ExecutionRecord as JSON: a field never set is absent. */
 export const Execution = z.object({
@@ -116,6 +119,47 @@ export const AdmissionStatus = z
     return z.NEVER;
   });
 export type AdmissionStatus = z.infer<typeof AdmissionStatus>;
+
+/** `GET /api/executions/:id/changes`: the files changed against the base, and the diff (cut at 1 MiB when `truncated`). */
+export const Changes = z.object({
+  base: z.string(),
+  files: z.array(
+    z.object({
+      path: z.string(),
+      status: z.enum(['added', 'modified', 'deleted', 'renamed']),
+      /** A renamed file's path at the base. */
+      from: z.string().exactOptional(),
+      additions: z.int().min(0),
+      deletions: z.int().min(0),
+      binary: z.literal(true).exactOptional(),
+    }),
+  ),
+  diff: z.string(),
+  truncated: z.boolean(),
+}) satisfies z.ZodType<WorkspaceChanges>;
+export type Changes = z.infer<typeof Changes>;
+
+/** `GET /api/executions/:id/disk`: bytes of the worktree (0 once gone) and the run directory; when gc removed the worktree. */
+export const Disk = z.object({
+  worktreeBytes: z.number().min(0),
+  runBytes: z.number().min(0),
+  worktreeRemovedAt: z.string().exactOptional(),
+}) satisfies z.ZodType<ExecutionDisk>;
+
+/**
+ * An event stream's record (docs/api.md "Events (SSE)"): the envelope only, with `data` an object
+ * of unknown values. The payload of each type is not checked, so a newer service's new type or
+ * field still reaches the view, which describes what it does not know as JSON.
+ */
+export const EventEnvelope = z.object({
+  ts: z.string(),
+  execution: z.string(),
+  attempt: z.int().min(1).exactOptional(),
+  harness: z.string().exactOptional(),
+  source: z.string(),
+  type: z.string(),
+  data: z.record(z.string(), z.unknown()),
+}) satisfies z.ZodType<EventRecord>;
 
 /** `POST /api/stop` (202). */
 export const Stopping = z.object({ stopping: z.literal(true) });

@@ -1,12 +1,15 @@
 /**
  * The CLI's client of a running `harmflow serve`: one method per route the service verbs and the
- * terminal UI use (submit, list, send, cancel, admission, stop). Where: `HARMFLOW_URL` (default http://127.0.0.1:7878).
+ * terminal UI use (submit, list, detail — context, changes, disk, the event stream —, send, cancel,
+ * admission, stop). Where: `HARMFLOW_URL` (default http://127.0.0.1:7878).
  * Who: the bearer token from `HARMFLOW_TOKEN`, else `<HARMFLOW_HOME>/token`; the client only reads
  * it, never makes one (that is the service's first start).
  *
  * Every answer is parsed with zod. An API error `{"error":{"name","message"}}` comes back as the
  * named error class its status and name stand for, so the CLI exits with the code it would have
- * used locally (docs/cli.md). Stateless: each call is one request; nothing to close.
+ * used locally (docs/cli.md). Stateless: each call is one request; nothing to close, except the
+ * event streams `events` opens (src/web/event-stream.ts reads them), which their caller closes.
+ * The token is only ever sent in the Authorization header; no field of the client holds it.
  */
 import { readFileSync } from 'node:fs';
 import { z } from 'zod';
@@ -24,11 +27,19 @@ import {
 import { type HomePaths, harmflowHome } from '../core/home.js';
 import { isExecutionId } from '../core/ids.js';
 import type { TaskFileInput } from '../core/task.js';
+import { ExecutionContext } from '../execution/context-schema.js';
+import type { ExecutionDisk } from '../execution/execution-disk.js';
 import type { SwitchBody } from '../server/routes/executions.js';
 import { tokenFile } from '../server/token.js';
 import type { ExecutionRecord } from '../store/store.js';
+import { ApiError } from '../web/api.js';
+import { type Connected, type EventStream, MalformedEventError, openEventStream } from '../web/event-stream.js';
+import type { EventRecord } from '../web/records.js';
 import {
   AdmissionStatus,
+  Changes,
+  Disk,
+  EventEnvelope,
   ExecutionBody,
   ExecutionList,
   ExecutionWithAttempts,
@@ -37,7 +48,11 @@ import {
 } from './client-schemas.js';
 import { DEFAULT_PORT } from './serve.js';
 
-export type { AdmissionStatus, ExecutionList, ExecutionWithAttempts, Turn } from './client-schemas.js';
+export type { ExecutionContext } from '../execution/context-schema.js';
+export type { ExecutionDisk } from '../execution/execution-disk.js';
+export type { Connected, EventStream } from '../web/event-stream.js';
+export type { EventRecord } from '../web/records.js';
+export type { AdmissionStatus, Changes, ExecutionList, ExecutionWithAttempts, Turn } from './client-schemas.js';
 
 /** What `switchHarness` sends. */
 export type SwitchRequestBody = z.input<typeof SwitchBody>;
@@ -79,7 +94,29 @@ export interface ClientOptions {
   readonly timeoutMs?: number;
 }
 
-/** The routes the service verbs call. Each rejects with a HarmflowError (see `errorFromResponse`). */
+/**
+ * What an execution's event stream reports (`ServiceClient.events`). Callbacks run synchronously from
+ * the stream; none is called after `close()`.
+ */
+export interface EventHandlers {
+  /** Each record, once, in order, with its id (its position + 1); its envelope checked, its payload not. */
+  onRecord(record: EventRecord, id: number): void;
+  /** Each (re)connection: the execution, and how many records the server skipped. */
+  onConnected?(connected: Connected): void;
+  /** The stream ended for good: the service closed it after `execution.ended`. */
+  onEnd?(): void;
+  /**
+   * A `MalformedEventError` for a record skipped (not JSON, or not an event record's envelope), a
+   * `ConnectionLostError` before each reconnection (src/web/event-stream.ts), or the named
+   * HarmflowError of an answer that retrying will not change (as `errorFromResponse` maps it:
+   * UsageError for 400/401/403, NotFoundError for 404, …), after which the stream has stopped.
+   */
+  onError?(error: Error): void;
+  /** Milliseconds before a reconnection; default `DEFAULT_RETRY_MS`, replaced by the server's `retry:`. */
+  retryMs?: number;
+}
+
+/** The routes the service verbs and the terminal UI call. Each rejects with a HarmflowError (see `errorFromResponse`). */
 export interface ServiceClient {
   readonly url: string;
   /** `POST /api/executions`: the task's `repo` and `simulate` paths must be absolute. */
@@ -88,6 +125,21 @@ export interface ServiceClient {
   executions(state: 'live' | 'ended'): Promise<ExecutionList>;
   /** `GET /api/executions/:id`. */
   execution(id: string): Promise<ExecutionWithAttempts>;
+  /**
+   * `GET /api/executions/:id/context`: what each ended attempt did. NotFoundError both for an unknown
+   * id and while no attempt has ended (the service writes context.json before the second attempt).
+   */
+  context(id: string): Promise<ExecutionContext>;
+  /** `GET /api/executions/:id/changes`: NotFoundError when the id is unknown or the worktree is gone; 409 in cluster mode. */
+  changes(id: string): Promise<Changes>;
+  /** `GET /api/executions/:id/disk`: 409 in cluster mode. */
+  disk(id: string): Promise<ExecutionDisk>;
+  /**
+   * Opens `GET /api/executions/:id/events` (`?from=N` skips the first N records), resuming with
+   * Last-Event-ID after a dropped connection; see EventHandlers. Throws UsageError at once for a
+   * malformed id; everything else reaches `onError`.
+   */
+  events(id: string, handlers: EventHandlers, from?: number): EventStream;
   /** `POST /api/executions/:id/messages`. */
   send(id: string, text: string): Promise<Turn>;
   /** `POST /api/executions/:id/cancel`: asks; the execution ends later. */
@@ -156,7 +208,10 @@ export function requireExecutionId(id: string): string {
   return id;
 }
 
-/** A client of the service at `options.url`. Every method rejects (never throws) with a HarmflowError. */
+/**
+ * A client of the service at `options.url`. Every method that answers with a promise rejects (never
+ * throws) with a HarmflowError; `events` reports through its handlers.
+ */
 export function createClient(options: ClientOptions): ServiceClient {
   const { url, token } = options;
   const timeoutMs = options.timeoutMs ?? REQUEST_TIMEOUT_MS;
@@ -197,6 +252,23 @@ export function createClient(options: ClientOptions): ServiceClient {
     submit: async (task) => (await call('POST', '/api/executions', ExecutionBody, { task })).execution,
     executions: (state) => call('GET', `/api/executions?state=${state}&include=attempts`, ExecutionList),
     execution: async (id) => call('GET', executionPath(id), ExecutionWithAttempts),
+    context: async (id) => call('GET', `${executionPath(id)}/context`, ExecutionContext),
+    changes: async (id) => call('GET', `${executionPath(id)}/changes`, Changes),
+    disk: async (id) => call('GET', `${executionPath(id)}/disk`, Disk),
+    events: (id, handlers, from) =>
+      openEventStream({
+        url: `${url}${executionPath(id)}/events${from === undefined ? '' : `?from=${from}`}`,
+        token: token.token,
+        ...(handlers.retryMs !== undefined && { retryMs: handlers.retryMs }),
+        onRecord: (record, eventId) => {
+          const parsed = EventEnvelope.safeParse(record);
+          if (parsed.success) handlers.onRecord(parsed.data, eventId);
+          else handlers.onError?.(notARecord(record, eventId, parsed.error));
+        },
+        onConnected: (connected) => handlers.onConnected?.(connected),
+        onEnd: () => handlers.onEnd?.(),
+        onError: (error) => handlers.onError?.(streamError(error, { url, token })),
+      }),
     send: async (id, text) =>
       (await call('POST', `${executionPath(id)}/messages`, z.object({ turn: Turn }), { text })).turn,
     cancel: async (id) => (await call('POST', `${executionPath(id)}/cancel`, ExecutionBody)).execution,
@@ -210,6 +282,31 @@ export function createClient(options: ClientOptions): ServiceClient {
       await call('POST', '/api/stop', Stopping);
     },
   };
+}
+
+/** The error for a streamed record that is not an event record's envelope. */
+function notARecord(record: unknown, id: number, error: z.ZodError): MalformedEventError {
+  const issues = z.prettifyError(error).replace(/\s*\n\s*/g, ' ');
+  return new MalformedEventError(`record ${id} is not an event record: ${issues}`, JSON.stringify(record));
+}
+
+/**
+ * The stream's error as the CLI names it: an answer that stopped the stream (an ApiError) becomes
+ * the HarmflowError `errorFromResponse` maps its status to, or, for a 2xx that is not an event
+ * stream, the error `call` gives an unexpected body. Other errors (malformed events, a lost
+ * connection, which the stream retries) are already named: returned as they are.
+ */
+function streamError(error: Error, service: { readonly url: string; readonly token: ApiToken }): Error {
+  if (!(error instanceof ApiError)) return error;
+  if (error.status < 300) {
+    return new HarmflowError(
+      `the service at ${service.url} answered an event stream with something else (is it another HarmFlow version?): ${error.message}`,
+      EXIT.internal,
+    );
+  }
+  // apiErrorOf (src/web/api.ts) names an answer without the API's error body `HttpError`.
+  const body = error.name === 'HttpError' ? undefined : { error: { name: error.name, message: error.message } };
+  return errorFromResponse(error.status, body, service);
 }
 
 /** The JSON in `text`, or undefined when it is not JSON (then no schema matches it). */
