@@ -1,5 +1,6 @@
 /**
- * `harmflow ui` — the terminal UI: the Workbench's Executions and History screens, by keyboard, over
+ * `harmflow ui` — the terminal UI: the Workbench's Executions and History screens and an execution's
+ * Summary, Events, Transcript and Changes with its actions, by keyboard, over
  * the running service's API (the same URL and token as the other service verbs: `HARMFLOW_URL`,
  * `HARMFLOW_TOKEN` or the token file under `--home`). The UI itself (src/tui/) is imported only
  * when this command runs, so no other command loads React or Ink.
@@ -11,7 +12,9 @@ import { connect, HOME_HELP } from './client.js';
 export function registerUi(program: Command): void {
   program
     .command('ui')
-    .description('browse executions in the terminal (Executions and History screens), on the running service')
+    .description(
+      "browse and steer executions in the terminal (Executions, History, an execution's tabs), on the running service",
+    )
     .option('--home <dir>', HOME_HELP)
     .action(async (options: { home?: string }) => {
       if (!process.stdin.isTTY || !process.stdout.isTTY) {
@@ -22,6 +25,6 @@ export function registerUi(program: Command): void {
         import('../tui/start.js'),
         import('../tui/source.js'),
       ]);
-      await startUi({ source: clientSource(client), serviceUrl: client.url, env: process.env });
+      await startUi({ source: clientSource(client), env: process.env });
     });
 }

@@ -2,17 +2,23 @@
 /**
  * The terminal UI (`harmflow ui`): the Executions (live) and History (ended) screens as tables,
  * driven by the Workbench's keymaps (src/web/keys/) through the shared `dispatch`, plus the
- * terminal's own `Tab` (next screen) and `q` (quit). `Enter` opens a placeholder that names the
- * execution: the detail view with its tabs is not built yet.
+ * terminal's own `Tab` (next screen) and `q` (quit); `Enter` opens an execution's detail view
+ * (detail/): Summary, Events, Transcript and Changes, live, with its actions.
  *
  * What keys do to the state is `ui-state.ts`'s reducer; this component feeds it Ink's input with
- * the rows `usePolledList` last received (through a ref, so a press never sees a stale list), quits
- * when the state says so, and draws the view the state asks for in the size from the props (tests)
- * or the terminal, following its resizes.
+ * what the presses depend on — the rows `usePolledList` last received, and for an opened execution
+ * what `useDetail` knows and how many lines its text has (through refs, so a press never sees a
+ * stale list) — runs the requests the state asks for (`useRequests`), quits when the state says so,
+ * and draws the view the state asks for in the size from the props (tests) or the terminal,
+ * following its resizes.
  */
 import { Box, Text, useApp, useInput, useStdout } from 'ink';
-import { useEffect, useReducer, useRef, useState } from 'react';
-import { DetailPlaceholder } from './detail-placeholder.js';
+import { useCallback, useEffect, useMemo, useReducer, useRef, useState } from 'react';
+import { detailLayout, scrolledText } from './detail/body-text.js';
+import { DetailView } from './detail/detail-view.js';
+import type { DetailFacts } from './detail/state.js';
+import { useDetail } from './detail/use-detail.js';
+import { type Settle, useRequests } from './detail/use-requests.js';
 import { HelpView } from './help-view.js';
 import { keyPressOf } from './key-press.js';
 import { ListView } from './list-view.js';
@@ -25,8 +31,6 @@ export interface AppProps {
   readonly source: ExecutionSource;
   /** False under `NO_COLOR` (theme.ts). */
   readonly color: boolean;
-  /** The service's URL, for the placeholder's pointer to the Workbench. */
-  readonly serviceUrl?: string;
   /** The size to draw in; default the terminal's (80×24 when it does not say). */
   readonly width?: number;
   readonly height?: number;
@@ -44,6 +48,33 @@ export function App(props: AppProps) {
   const rows = useRef<PressEvent['rows']>(list.rows);
   rows.current = list.rows;
   const [now, setNow] = useState(Date.now());
+  const opened = state.opened;
+  const data = useDetail(props.source, opened?.view.execution, opened?.view.tab);
+  const layout = opened === undefined ? undefined : detailLayout(opened.view, size.width, size.height);
+  // The summary's durations and wait count with the clock; the other texts change only with their data.
+  const tab = opened?.view.tab;
+  const openEvent = opened?.view.openEvent;
+  const textClock = tab === 'summary' ? now : 0;
+  const text = useMemo(
+    () =>
+      tab === undefined
+        ? undefined
+        : scrolledText({ tab, openEvent }, data, size.width, new Date(textClock || Date.now())),
+    [tab, openEvent, data, size.width, textClock],
+  );
+  const summary = data.summary instanceof Error ? undefined : data.summary?.execution;
+  const executionState = summary?.state ?? opened?.row.state;
+  const facts = useRef<DetailFacts | undefined>(undefined);
+  facts.current = opened && {
+    events: data.events,
+    state: executionState,
+    harness: summary?.currentHarness ?? opened.row.currentHarness,
+    waitingFor: executionState === 'waiting' ? data.wait?.harness : undefined,
+    lines: text?.length ?? 0,
+    height: layout?.bodyHeight ?? 1,
+  };
+  const settle = useCallback<Settle>((seq, outcome) => send({ settle: { seq, ...outcome } }), []);
+  useRequests(props.source, opened?.view.execution, opened?.view.request, settle);
 
   useEffect(() => {
     const timer = setInterval(() => setNow(Date.now()), 1000);
@@ -52,15 +83,27 @@ export function App(props: AppProps) {
   useEffect(() => {
     if (state.quit) exit();
   }, [state.quit, exit]);
-  useInput((input, key) => send({ press: keyPressOf(input, key, false), input, rows: rows.current }));
+  useInput((input, key) =>
+    send({
+      press: keyPressOf(input, key, false),
+      input,
+      rows: rows.current,
+      ...(facts.current !== undefined && { detail: facts.current }),
+    }),
+  );
 
   if (state.help) return <HelpView scopes={scopesOf(state)} width={size.width} color={props.color} />;
-  if (state.opened !== undefined) {
+  if (opened !== undefined && layout !== undefined) {
     return (
-      <DetailPlaceholder
-        execution={state.opened}
-        serviceUrl={props.serviceUrl}
+      <DetailView
+        row={opened.row}
+        view={opened.view}
+        data={data}
+        text={text}
+        prompt={layout.prompt}
+        bodyHeight={layout.bodyHeight}
         width={size.width}
+        now={now}
         color={props.color}
       />
     );

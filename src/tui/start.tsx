@@ -11,11 +11,8 @@ import { colorEnabled } from './theme.js';
 
 export async function startUi(options: {
   readonly source: ExecutionSource;
-  readonly serviceUrl: string;
   readonly env: NodeJS.ProcessEnv;
 }): Promise<void> {
-  const instance = render(
-    <App source={options.source} serviceUrl={options.serviceUrl} color={colorEnabled(options.env)} />,
-  );
+  const instance = render(<App source={options.source} color={colorEnabled(options.env)} />);
   await instance.waitUntilExit();
 }

@@ -27,3 +27,24 @@ const STATE_COLORS: Readonly<Record<string, string>> = {
 export function stateColor(state: string, color: boolean): string | undefined {
   return color ? STATE_COLORS[state] : undefined;
 }
+
+/** How a line of an opened execution's text looks (the tones of detail/lines.ts); nothing without color. */
+export function toneStyle(
+  tone: string | undefined,
+  color: boolean,
+): { color?: string; bold?: boolean; dimColor?: boolean } {
+  if (!color || tone === undefined) return {};
+  return TONE_STYLES[tone] ?? {};
+}
+
+const TONE_STYLES: Readonly<Record<string, { color?: string; bold?: boolean; dimColor?: boolean }>> = {
+  heading: { bold: true },
+  muted: { dimColor: true },
+  add: { color: 'green' },
+  del: { color: 'red' },
+  switch: { color: 'yellow' },
+  user: { color: 'cyan' },
+  assistant: { bold: true },
+  error: { color: 'red' },
+  ok: { color: 'green' },
+};

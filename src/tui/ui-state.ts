@@ -6,12 +6,21 @@
  * The state: the screen, the selected row of each screen (kept by id, so a refresh that adds or
  * removes rows leaves the selection on its execution), the filter (`/`: task name or id prefix;
  * typing goes into it until `Enter` or `Esc`; `Esc` on the list clears it), the `?` overlay, the
- * opened execution (a placeholder view for now) and whether the user quit. Keys are turned into
- * actions by the Workbench's `dispatch` over the scopes of the view shown.
+ * opened execution with its view's state (detail/state.ts reduces the presses it gets) and whether
+ * the user quit. Keys are turned into actions by the Workbench's `dispatch` over the scopes of the
+ * view shown. `q` quits and `?` opens the help unless typing goes into a field or a prompt.
  */
 import { dispatch, type KeyPress } from '../web/keys/dispatch.js';
-import { GLOBAL_KEYS, TERMINAL_KEYS } from '../web/keys/keymap.js';
 import { first, last, step } from '../web/keys/timeline.js';
+import {
+  type DetailFacts,
+  type DetailState,
+  detailScopes,
+  detailTakesTyping,
+  openDetail,
+  reduceDetail,
+  settleRequest,
+} from './detail/state.js';
 import type { Scope } from './help.js';
 import { type ListedExecution, listScopes, matchesFilter, SCREENS, type Screen } from './rows.js';
 
@@ -22,8 +31,8 @@ export interface UiState {
   /** True while typing goes into the filter. */
   readonly editing: boolean;
   readonly help: boolean;
-  /** The execution `Enter` opened, shown by the placeholder view until `Esc`. */
-  readonly opened: ListedExecution | undefined;
+  /** The execution `Enter` opened (its row as listed) and its view's state, until `Esc` leaves it. */
+  readonly opened: { readonly row: ListedExecution; readonly view: DetailState } | undefined;
   readonly quit: boolean;
 }
 
@@ -45,17 +54,32 @@ export interface PressEvent {
   readonly press: KeyPress;
   readonly input: string;
   readonly rows: Partial<Record<Screen, readonly ListedExecution[]>>;
+  /** What the opened execution's view knows, when one is open. */
+  readonly detail?: DetailFacts;
 }
 
-/** The scopes of the placeholder view: what holds everywhere, and the terminal's keys. */
-const DETAIL_SCOPES: readonly Scope[] = [
-  { title: 'Everywhere', keymap: GLOBAL_KEYS },
-  { title: 'Terminal', keymap: TERMINAL_KEYS },
-];
+/** The answer to a request the opened execution's view ran (see `settleRequest`). */
+export interface SettleEvent {
+  readonly settle: { readonly seq: number; readonly notice: string; readonly awaitedTurn?: string };
+}
+
+const NO_FACTS: DetailFacts = {
+  events: [],
+  state: undefined,
+  harness: undefined,
+  waitingFor: undefined,
+  lines: 0,
+  height: 1,
+};
 
 /** The scopes of keys active in `state`, most specific first (the help shows the same). */
 export function scopesOf(state: UiState): readonly Scope[] {
-  return state.opened === undefined ? listScopes(state.screen) : DETAIL_SCOPES;
+  return state.opened === undefined ? listScopes(state.screen) : detailScopes(state.opened.view);
+}
+
+/** Whether typing goes into a field or a prompt now (then `q` and `?` are text). */
+function takesTyping(state: UiState): boolean {
+  return state.opened === undefined ? state.editing : detailTakesTyping(state.opened.view);
 }
 
 /** The rows the current screen shows: its rows through the filter. */
@@ -68,23 +92,32 @@ export function selectedIndex(state: UiState, shown: readonly ListedExecution[])
   return shown.findIndex((row) => row.id === state.selectedIds[state.screen]);
 }
 
-export function reduce(state: UiState, event: PressEvent): UiState {
-  const press: KeyPress = { ...event.press, inEditable: state.editing };
+export function reduce(state: UiState, event: PressEvent | SettleEvent): UiState {
+  if ('settle' in event) {
+    const { opened } = state;
+    return opened === undefined
+      ? state
+      : { ...state, opened: { ...opened, view: settleRequest(opened.view, event.settle.seq, event.settle) } };
+  }
+  const press: KeyPress = { ...event.press, inEditable: takesTyping(state) };
   const { input } = event;
   const action = dispatch(
     scopesOf(state).map((scope) => scope.keymap),
     press,
   );
-  if (action === 'app:quit' && !state.editing) return { ...state, quit: true };
+  if (action === 'app:quit' && !press.inEditable) return { ...state, quit: true };
   if (state.help) return action === 'help:toggle' || action === 'back' ? { ...state, help: false } : state;
+  if (action === 'help:toggle') return { ...state, help: true };
+  if (state.opened !== undefined) {
+    const view = reduceDetail(state.opened.view, event.press, input, event.detail ?? NO_FACTS);
+    return view === 'close' ? { ...state, opened: undefined } : { ...state, opened: { ...state.opened, view } };
+  }
   if (state.editing) {
     if (action === 'back' || press.key === 'Enter') return { ...state, editing: false };
     if (press.key === 'Backspace' || press.key === 'Delete') return { ...state, filter: state.filter.slice(0, -1) };
     const typed = !press.ctrlKey && !press.metaKey && input.length > 0 && press.key === input;
     return typed ? { ...state, filter: state.filter + input } : state;
   }
-  if (action === 'help:toggle') return { ...state, help: true };
-  if (state.opened !== undefined) return action === 'back' ? { ...state, opened: undefined } : state;
   const shown = shownRows(state, event.rows);
   const selected = selectedIndex(state, shown);
   const select = (index: number): UiState => {
@@ -106,8 +139,10 @@ export function reduce(state: UiState, event: PressEvent): UiState {
       return select(first(shown.length));
     case 'row:last':
       return select(last(shown.length));
-    case 'row:open':
-      return shown[selected] === undefined ? state : { ...state, opened: shown[selected] };
+    case 'row:open': {
+      const row = shown[selected];
+      return row === undefined ? state : { ...state, opened: { row, view: openDetail(row.id) } };
+    }
     default:
       return state;
   }

@@ -12,6 +12,7 @@ import { helpLines } from '../../src/tui/help.js';
 import { listScopes } from '../../src/tui/rows.js';
 import { clientSource } from '../../src/tui/source.js';
 import { executionRecord, FAKE_TOKEN, type FakeService, startFakeService } from './fake-service.js';
+import { frameWhere, lineWith } from './frames.js';
 
 const LIVE = [
   executionRecord({
@@ -44,22 +45,6 @@ const ENDED = [
 ];
 const ATTEMPT = { simulated: true, startedAt: new Date().toISOString() };
 
-/** Bounded wait for a frame that satisfies `accept`; fails naming the last frame. */
-async function frameWhere(lastFrame: () => string | undefined, accept: (frame: string) => boolean): Promise<string> {
-  const deadline = Date.now() + 3000;
-  for (;;) {
-    const frame = lastFrame() ?? '';
-    if (accept(frame)) return frame;
-    if (Date.now() > deadline) throw new Error(`no such frame within 3 s; the last was:\n${frame}`);
-    await new Promise((resolve) => setTimeout(resolve, 10));
-  }
-}
-
-/** The line of `frame` holding `text`. */
-function lineWith(frame: string, text: string): string {
-  return frame.split('\n').find((line) => line.includes(text)) ?? '';
-}
-
 /** What starts every ANSI escape sequence (color, bold, inverse). */
 const ANSI = '\u001B[';
 
@@ -89,7 +74,6 @@ function renderApp(extra: Partial<AppProps> = {}) {
     createElement(App, {
       source: clientSource(client),
       color: false,
-      serviceUrl: service.url,
       width: 80,
       height: 24,
       pollMs: 50,
@@ -177,15 +161,16 @@ describe('harmflow ui', () => {
     await frameWhere(lastFrame, (text) => text.includes('fix-login'));
   });
 
-  it('opens a placeholder naming the execution with Enter, and Esc goes back', async () => {
+  it('opens an execution with Enter on its Summary, names it, and Esc goes back', async () => {
     const { lastFrame, stdin } = renderApp();
     await frameWhere(lastFrame, (text) => text.includes('fix-login'));
     stdin.write('j');
     await frameWhere(lastFrame, (text) => lineWith(text, 'fix-login').startsWith('›'));
     stdin.write('\r');
-    const frame = await frameWhere(lastFrame, (text) => text.includes('Execution 01jf3k9x7q2m4n6p8r0s2t4v6w'));
-    expect(frame).toContain('not in the terminal UI yet');
-    expect(frame).toContain(`${service.url}/executions/01jf3k9x7q2m4n6p8r0s2t4v6w`);
+    const frame = await frameWhere(lastFrame, (text) => text.includes('[1 Summary]'));
+    expect(frame.split('\n')[0]).toMatch(/^fix-login · running on codex · attempt 2 · 01jf3k9x7q2m4n6p8r0s2t4v6w/);
+    // This fake serves no execution's routes: the view says so in the service's words.
+    await frameWhere(lastFrame, (text) => text.includes('no route GET /api/executions/01jf3k9x7q2m4n6p8r0s2t4v6w'));
     stdin.write('\u001B');
     await frameWhere(lastFrame, (text) => text.includes('[Executions]'));
   });

@@ -3,22 +3,28 @@
  * app draws color where it is enabled, and under NO_COLOR a frame has no escape sequence at all,
  * although chalk itself would color (it does not read NO_COLOR).
  */
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { createClient } from '../../src/cli/client.js';
 import type { ExecutionSource } from '../../src/tui/source.js';
-import { executionRecord } from './fake-service.js';
+import { executionRecord, FAKE_TOKEN, type FakeService, startFakeService } from './fake-service.js';
 
 process.env.FORCE_COLOR = '1';
 const { createElement } = await import('react');
 const { cleanup, render } = await import('ink-testing-library');
 const { App } = await import('../../src/tui/app.js');
 const { colorEnabled } = await import('../../src/tui/theme.js');
+const { clientSource } = await import('../../src/tui/source.js');
 
-const source: ExecutionSource = {
-  list: async (screen) =>
-    screen === 'executions'
-      ? [{ ...executionRecord({ id: '01jf3k9x7q2m4n6p8r0s2t4v6w', taskName: 'fix-login' }), attempts: [] }]
-      : [],
-};
+let service: FakeService;
+let source: ExecutionSource;
+beforeAll(async () => {
+  service = await startFakeService({
+    live: { executions: [executionRecord({ id: '01jf3k9x7q2m4n6p8r0s2t4v6w', taskName: 'fix-login' })], attempts: {} },
+    ended: { executions: [], attempts: {} },
+  });
+  source = clientSource(createClient({ url: service.url, token: { token: FAKE_TOKEN, from: 'test' } }));
+});
+afterAll(() => service.close());
 
 /** What starts every ANSI escape sequence (color, bold, inverse). */
 const ANSI = '\u001B[';
