@@ -49,7 +49,12 @@ export function App(props: AppProps) {
   rows.current = list.rows;
   const [now, setNow] = useState(Date.now());
   const opened = state.opened;
-  const data = useDetail(props.source, opened?.view.execution, opened?.view.tab);
+  const { data, followAgain } = useDetail(props.source, opened?.view.execution, opened?.view.tab);
+  // A message taken by the service reopens an ended execution: its stream is followed again.
+  const awaitedTurn = opened?.view.awaitedTurn;
+  useEffect(() => {
+    if (awaitedTurn !== undefined) followAgain();
+  }, [awaitedTurn, followAgain]);
   const layout = opened === undefined ? undefined : detailLayout(opened.view, size.width, size.height);
   // The summary's durations and wait count with the clock; the other texts change only with their data.
   const tab = opened?.view.tab;

@@ -4,7 +4,8 @@
  * execution from the list, step with `n` through its Events to the quota event and the switch and
  * read the harness names there, open the switch's record, send a follow-up from the Transcript and
  * see it delivered; on a second execution, `C` asks and `n` leaves it running, then `S` switches it
- * to codex after asking which harness; a third waits for its reset, and `R` resumes it after asking.
+ * to codex after asking which harness; a third waits for its reset, and `R` resumes it after asking;
+ * once it has ended, a message reopens it and the view follows its stream again.
  */
 import { cleanup, render } from 'ink-testing-library';
 import { createElement } from 'react';
@@ -205,7 +206,10 @@ describe('harmflow ui, an execution', () => {
   it('resumes a waiting execution after asking', { timeout: 90_000 }, async () => {
     const out = bench.scenario('out-for-an-hour', {
       steps: [{ say: 'working' }, { end: { quota: { resetsIn: '1h' } } }],
-      turns: [{ when: 'Attempt 1 — claude-code', steps: [{ say: 'carrying on' }, { end: 'complete' }] }],
+      turns: [
+        { when: 'Attempt 1 — claude-code', steps: [{ say: 'carrying on' }, { end: 'complete' }] },
+        { when: 'One more line', steps: [{ say: 'added' }, { end: 'complete' }] },
+      ],
     });
     const id = await submit({
       name: 'waits',
@@ -227,5 +231,13 @@ describe('harmflow ui, an execution', () => {
     stdin.write('y');
     await frameWhere(lastFrame, (frame) => /succeeded/.test(frame.split('\n')[0] ?? ''), LIVE_MS);
     expect(await stateOf(id)).toBe('succeeded');
+
+    // Its stream has ended; a message reopens the execution, and the view follows it again.
+    await frameWhere(lastFrame, (frame) => frame.split('\n')[1]?.endsWith('ended') === true, LIVE_MS);
+    stdin.write('m');
+    for (const character of 'One more line, please.') stdin.write(character);
+    stdin.write(KEYS.enter);
+    await frameWhere(lastFrame, (frame) => /Delivered to claude-code \(turn t\d+\)\./.test(frame), LIVE_MS);
+    await expect.poll(() => stateOf(id), { timeout: LIVE_MS, interval: 200 }).toBe('succeeded');
   });
 });

@@ -208,7 +208,10 @@ describe.skipIf(!available)('the Workbench in Chromium', () => {
   }, async () => {
     const out = bench.scenario('out-for-an-hour', {
       steps: [{ say: 'working' }, { end: { quota: { resetsIn: '1h' } } }],
-      turns: [{ when: 'Attempt 1 — claude-code', steps: [{ say: 'carrying on' }, { end: 'complete' }] }],
+      turns: [
+        { when: 'Attempt 1 — claude-code', steps: [{ say: 'carrying on' }, { end: 'complete' }] },
+        { when: 'One more line', steps: [{ say: 'added' }, { end: 'complete' }] },
+      ],
     });
     const task = {
       name: 'waits',
@@ -276,6 +279,14 @@ describe.skipIf(!available)('the Workbench in Chromium', () => {
       .poll(() => page.locator('#timeline [role="option"][data-type="wait.ended"] .summary').textContent())
       .toMatch(/^resumed by hand before the reset/);
     expect(await page.locator('#timeline [role="option"][data-type="attempt.started"]').count()).toBe(2);
+
+    // Its stream ended with it; a follow-up reopens it, and the page follows the stream again.
+    await page.keyboard.press('3');
+    await page.locator('#send-text').fill('One more line, please.');
+    await page.locator('#send-form button[type="submit"]').click();
+    await expect
+      .poll(() => page.locator('#send-status').textContent(), { timeout: 30_000 })
+      .toMatch(/^Delivered to claude-code/);
     await page.close();
   });
 

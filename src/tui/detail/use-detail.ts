@@ -6,6 +6,8 @@
  *   `Last-Event-ID` after a drop, so nothing is lost or repeated) — they feed the timeline, the
  *   transcript and the wait it is in;
  * - its changes, fetched each time the Changes tab is shown.
+ * A stream ends with the execution; `followAgain` opens it again after the last record received
+ * (`?from=`), for a follow-up message that reopens an ended execution (docs/api.md).
  * Records are handed to React in batches (one render per `FLUSH_MS`, not per record: a long log
  * replays thousands at once). Everything stops when the execution is closed or the app unmounts.
  */
@@ -43,8 +45,13 @@ const NOTHING: DetailData = {
   stream: 'connecting',
 };
 
-export function useDetail(source: ExecutionSource, execution: string | undefined, tab: Tab | undefined): DetailData {
+export function useDetail(
+  source: ExecutionSource,
+  execution: string | undefined,
+  tab: Tab | undefined,
+): { readonly data: DetailData; readonly followAgain: () => void } {
   const [data, setData] = useState<DetailData>(NOTHING);
+  const reopen = useRef<() => void>(() => {});
   const update = useCallback((change: Partial<DetailData>) => setData((previous) => ({ ...previous, ...change })), []);
 
   useEffect(() => {
@@ -77,20 +84,37 @@ export function useDetail(source: ExecutionSource, execution: string | undefined
       }, FLUSH_MS);
     };
 
+    let ended = false;
+    const follow = (from: number | undefined) =>
+      source.events(
+        execution,
+        {
+          onRecord: (record, id) => {
+            events.push({ id, record });
+            wait = followWait(wait, record);
+            if (changesSummary(record.type)) scheduleRefresh();
+            flush();
+          },
+          onConnected: () => update({ stream: 'live' }),
+          onEnd: () => {
+            ended = true;
+            update({ stream: 'ended' });
+          },
+          onError: (error) => update({ stream: error.message }),
+        },
+        from,
+      );
+
     void refresh();
-    const stream = source.events(execution, {
-      onRecord: (record, id) => {
-        events.push({ id, record });
-        wait = followWait(wait, record);
-        if (changesSummary(record.type)) scheduleRefresh();
-        flush();
-      },
-      onConnected: () => update({ stream: 'live' }),
-      onEnd: () => update({ stream: 'ended' }),
-      onError: (error) => update({ stream: error.message }),
-    });
+    let stream = follow(undefined);
+    reopen.current = () => {
+      if (stopped || !ended) return;
+      ended = false;
+      stream = follow(events.at(-1)?.id ?? 0);
+    };
     return () => {
       stopped = true;
+      reopen.current = () => {};
       stream.close();
       clearTimeout(summaryTimer);
       clearTimeout(flushTimer);
@@ -112,7 +136,8 @@ export function useDetail(source: ExecutionSource, execution: string | undefined
     };
   }, [source, execution, changesShown, update]);
 
-  return data;
+  const followAgain = useCallback(() => reopen.current(), []);
+  return { data, followAgain };
 }
 
 /** The answer, or the error it failed with. */

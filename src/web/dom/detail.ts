@@ -3,7 +3,8 @@
  * Events, Transcript, Changes. One event stream (event-stream.ts, resuming with Last-Event-ID) feeds
  * both the timeline and the transcript, live while the execution runs; an attempt's start or end, a
  * switch or the end reloads the summary. The Transcript's box sends a follow-up into the open
- * session (`POST /api/executions/:id/messages`) and says when the harness has it. Above the tabs,
+ * session (`POST /api/executions/:id/messages`) and says when the harness has it; a message to an
+ * ended execution reopens it, and the page follows its stream again after the last record. Above the tabs,
  * the actions (actions.ts): a waiting execution's wait with "Resume now", "Switch harness…" and
  * "Cancel"; `R` resumes, `S` switches, `C` cancels, `m` opens the message box.
  */
@@ -100,6 +101,9 @@ sendText.addEventListener('keydown', (event) => {
   }
 });
 let awaitedTurn: string | undefined;
+/** The id of the last record received, and whether the stream ended with the execution. */
+let lastId = 0;
+let streamEnded = false;
 sendForm.addEventListener('submit', async (event) => {
   event.preventDefault();
   const text = sendText.value.trim();
@@ -109,6 +113,11 @@ sendForm.addEventListener('submit', async (event) => {
       turn: { id: string; queued: number };
     };
     awaitedTurn = answer.turn.id;
+    // A message reopens an ended execution (docs/api.md): its stream is followed again, after the last record.
+    if (streamEnded) {
+      streamEnded = false;
+      follow(lastId);
+    }
     sendText.value = '';
     sendStatus.textContent = `Queued (turn ${answer.turn.id}); waiting for the harness to take it…`;
   } catch (error) {
@@ -116,29 +125,40 @@ sendForm.addEventListener('submit', async (event) => {
   }
 });
 
-openEventStream({
-  url: `${location.origin}/api/executions/${execution}/events`,
-  token,
-  onRecord: (record, id) => {
-    const event = record as unknown as EventRecord;
-    timeline.add(event, id);
-    transcript.add(event);
-    if (awaitedTurn !== undefined && transcript.delivered(awaitedTurn)) {
-      sendStatus.textContent = `Delivered to ${event.harness ?? 'the harness'} (turn ${awaitedTurn}).`;
-      awaitedTurn = undefined;
-    }
-    const open = followWait(wait, event);
-    if (open !== wait) {
-      wait = open;
-      actions.wait = wait;
-    }
-    if (['wait.ended', 'execution.ended', 'failover'].includes(event.type)) actions.settled();
-    if (changesSummary(event.type)) scheduleSummary();
-  },
-  onError: (error) => {
-    byId('detail-status').textContent = `Event stream: ${error instanceof Error ? error.message : String(error)}`;
-  },
-});
+/** Follows the execution's records after the `from`th (all of them from 0). */
+function follow(from: number): void {
+  openEventStream({
+    url: `${location.origin}/api/executions/${execution}/events${from > 0 ? `?from=${from}` : ''}`,
+    token,
+    onRecord,
+    onEnd: () => {
+      streamEnded = true;
+    },
+    onError: (error) => {
+      byId('detail-status').textContent = `Event stream: ${error instanceof Error ? error.message : String(error)}`;
+    },
+  });
+}
+
+function onRecord(record: unknown, id: number): void {
+  lastId = id;
+  const event = record as EventRecord;
+  timeline.add(event, id);
+  transcript.add(event);
+  if (awaitedTurn !== undefined && transcript.delivered(awaitedTurn)) {
+    sendStatus.textContent = `Delivered to ${event.harness ?? 'the harness'} (turn ${awaitedTurn}).`;
+    awaitedTurn = undefined;
+  }
+  const open = followWait(wait, event);
+  if (open !== wait) {
+    wait = open;
+    actions.wait = wait;
+  }
+  if (['wait.ended', 'execution.ended', 'failover'].includes(event.type)) actions.settled();
+  if (changesSummary(event.type)) scheduleSummary();
+}
+
+follow(0);
 
 tabs.select(location.hash.slice(1) || 'summary');
 await refreshSummary();
