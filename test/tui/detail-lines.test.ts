@@ -5,9 +5,9 @@
  * within the width at 80 and 40 columns.
  */
 import { describe, expect, it } from 'vitest';
-import type { ExecutionWithAttempts } from '../../src/cli/client.js';
+import type { Changes, ExecutionWithAttempts } from '../../src/cli/client.js';
 import type { ExecutionContext } from '../../src/execution/context-schema.js';
-import { type Changes, changesLines } from '../../src/tui/detail/changes-lines.js';
+import { changesLines } from '../../src/tui/detail/changes-lines.js';
 import { eventRecordLines, eventRow, eventTone } from '../../src/tui/detail/event-lines.js';
 import { type Line, paragraph, textWidth, wrapText } from '../../src/tui/detail/lines.js';
 import { type SummaryInput, summaryLines } from '../../src/tui/detail/summary-lines.js';

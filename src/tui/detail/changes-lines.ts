@@ -5,25 +5,8 @@
  * service cut the diff. Diff lines are not wrapped (a wrapped diff misleads): each is cleaned and
  * cut to the width, the rest of a long line left out. Pure: the view fetches the changes.
  */
+import type { Changes } from '../../cli/client.js';
 import { BLANK, fitLine, type Line, paragraph, type Tone, toned } from './lines.js';
-
-/** The answer of `GET /api/executions/:id/changes` (src/workspace/changes.ts WorkspaceChanges, as JSON). */
-export interface Changes {
-  /** The base commit the changes are counted from. */
-  readonly base: string;
-  readonly files: readonly {
-    readonly path: string;
-    readonly status: string;
-    /** A renamed file's path at the base. */
-    readonly from?: string;
-    readonly additions: number;
-    readonly deletions: number;
-    readonly binary?: boolean;
-  }[];
-  readonly diff: string;
-  /** True when the diff was longer than the service sends and was cut. */
-  readonly truncated: boolean;
-}
 
 /** `undefined` while the changes load; the Error when fetching them failed. */
 export function changesLines(changes: Changes | Error | undefined, width: number): Line[] {
