@@ -7,15 +7,12 @@
  * to codex after asking which harness; a third waits for its reset, and `R` resumes it after asking;
  * once it has ended, a message reopens it and the view follows its stream again.
  */
-import { cleanup, render } from 'ink-testing-library';
-import { createElement } from 'react';
+import { cleanup } from 'ink-testing-library';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { createClient } from '../../src/cli/client.js';
-import { App } from '../../src/tui/app.js';
-import { clientSource } from '../../src/tui/source.js';
 import { DAEMON_TOKEN, type Daemon, startDaemon } from '../e2e/daemon.js';
 import { type Bench, FORGE_BIN, GIT_IDENTITY, makeBench, simulated } from '../execution/fixture.js';
 import { frameWhere, KEYS, lineWith, selectedLine } from './frames.js';
+import { openFromList, type RenderedApp, renderApp } from './open-app.js';
 
 /** A frame from the service can take a scenario's pace; 30 s bounds the slowest wait. */
 const LIVE_MS = 30_000;
@@ -50,22 +47,10 @@ async function stateOf(id: string): Promise<string> {
   return ((await daemon.api('GET', `/api/executions/${id}`)).body as { execution: { state: string } }).execution.state;
 }
 
-/** The app on the daemon, with the list on the Executions screen and `id`'s row opened. */
-async function openExecution(id: string) {
-  const client = createClient({ url: daemon.url, token: { token: DAEMON_TOKEN, from: 'test' } });
-  const app = render(
-    createElement(App, { source: clientSource(client), color: false, width: 80, height: 24, pollMs: 200 }),
-  );
-  const { lastFrame, stdin } = app;
-  const shortId = id.slice(0, 14);
-  await frameWhere(lastFrame, (frame) => frame.includes(shortId), LIVE_MS);
-  stdin.write('/');
-  for (const character of shortId) stdin.write(character);
-  stdin.write(KEYS.enter);
-  stdin.write('j');
-  await frameWhere(lastFrame, (frame) => selectedLine(frame).includes(shortId));
-  stdin.write(KEYS.enter);
-  await frameWhere(lastFrame, (frame) => frame.includes('[1 Summary]') && frame.includes(id));
+/** The app on the daemon, with `id` opened from the Executions screen. */
+async function openExecution(id: string): Promise<RenderedApp> {
+  const app = renderApp(daemon.url, DAEMON_TOKEN, 200);
+  await openFromList(app, id, LIVE_MS);
   return app;
 }
 

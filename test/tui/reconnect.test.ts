@@ -6,16 +6,12 @@
  * `● live` again, and every record — those before the drop, those appended while it was away and
  * those after — shows exactly once, in the order it was appended.
  */
-import { cleanup, render } from 'ink-testing-library';
-import { createElement } from 'react';
+import { cleanup } from 'ink-testing-library';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { createClient } from '../../src/cli/client.js';
 import type { EventDraft, EventLog } from '../../src/events/log.js';
-import { App } from '../../src/tui/app.js';
-import { SHOWN_ID_LENGTH } from '../../src/tui/rows.js';
-import { clientSource } from '../../src/tui/source.js';
 import { RUNNING_ID, type ServedApp, serveApp, TOKEN } from '../web/served-app.js';
-import { frameWhere, KEYS, lineWith, selectedLine } from './frames.js';
+import { frameWhere, lineWith } from './frames.js';
+import { openFromList, type RenderedApp, renderApp } from './open-app.js';
 
 /** A reconnection waits the stream's retry time (1 s by default) before it tries again. */
 const RECONNECT_MS = 10_000;
@@ -42,21 +38,9 @@ afterEach(async () => {
 });
 
 /** The app on the served service, with RUNNING_ID opened from the Executions screen. */
-async function openRunning() {
-  const client = createClient({ url: served.url, token: { token: TOKEN, from: 'test' } });
-  const app = render(
-    createElement(App, { source: clientSource(client), color: false, width: 80, height: 24, pollMs: 50 }),
-  );
-  const { lastFrame, stdin } = app;
-  const shortId = RUNNING_ID.slice(0, SHOWN_ID_LENGTH);
-  await frameWhere(lastFrame, (frame) => frame.includes(shortId));
-  stdin.write('/');
-  for (const character of shortId) stdin.write(character);
-  stdin.write(KEYS.enter);
-  stdin.write('j');
-  await frameWhere(lastFrame, (frame) => selectedLine(frame).includes(shortId));
-  stdin.write(KEYS.enter);
-  await frameWhere(lastFrame, (frame) => frame.includes('[1 Summary]') && frame.includes(RUNNING_ID));
+async function openRunning(): Promise<RenderedApp> {
+  const app = renderApp(served.url, TOKEN, 50);
+  await openFromList(app, RUNNING_ID);
   return app;
 }
 
