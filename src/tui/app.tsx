@@ -127,7 +127,7 @@ export function App(props: AppProps) {
     list.error !== undefined
       ? `Cannot reach the service: ${list.error}`
       : state.editing
-        ? `/ ${state.filter}▏ (task or id prefix; Enter keeps it, Esc leaves)`
+        ? `/ ${state.filter}▏ (task, id, state or harness; Enter keeps it, Esc leaves)`
         : state.filter !== ''
           ? `/ ${state.filter}  (Esc clears)`
           : ' ';

@@ -70,10 +70,21 @@ export function formatAge(ms: number): string {
   return `${Math.floor(seconds / 86_400)}d`;
 }
 
-/** True when `needle` is empty, part of the task's name, or the start of the id (case ignored). */
+/**
+ * True when `needle` is empty, part of the task's name, the start of the id, or the start of its
+ * state or of a harness it ran on (case ignored): `fail` finds the failed ones on History, `codex`
+ * those that ran on codex — the Workbench's History filters by outcome and harness the same way.
+ */
 export function matchesFilter(row: ListedExecution, needle: string): boolean {
   const wanted = needle.trim().toLowerCase();
-  return wanted === '' || row.taskName.toLowerCase().includes(wanted) || row.id.toLowerCase().startsWith(wanted);
+  if (wanted === '') return true;
+  const harnesses = [row.currentHarness, ...row.attempts.map((attempt) => attempt.harness)];
+  return (
+    row.taskName.toLowerCase().includes(wanted) ||
+    row.id.toLowerCase().startsWith(wanted) ||
+    row.state.startsWith(wanted) ||
+    harnesses.some((harness) => harness?.startsWith(wanted) === true)
+  );
 }
 
 /** The scopes of keys on a list screen, most specific first: the Workbench's, then the terminal's own. */

@@ -4,7 +4,7 @@
  * redraws (typing, a paste, a test) each see the state the previous one left, never a stale one.
  *
  * The state: the screen, the selected row of each screen (kept by id, so a refresh that adds or
- * removes rows leaves the selection on its execution), the filter (`/`: task name or id prefix;
+ * removes rows leaves the selection on its execution), the filter (`/`: task name, id prefix, state or harness;
  * typing goes into it until `Enter` or `Esc`; `Esc` on the list clears it), the `?` overlay, the
  * opened execution with its view's state (detail/state.ts reduces the presses it gets) and whether
  * the user quit. Keys are turned into actions by the Workbench's `dispatch` over the scopes of the

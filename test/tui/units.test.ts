@@ -96,6 +96,22 @@ describe('rows', () => {
     expect(matchesFilter(row, 'deploy')).toBe(false);
   });
 
+  it('filters by the start of the state or of a harness the execution ran on', () => {
+    const ran: ListedExecution = {
+      ...executionRecord({ id: '01jf3k9x7q2m4n6p8r0s2t4v6w', taskName: 'notes', state: 'failed' }),
+      attempts: [
+        { execution: '01jf3k9x7q2m4n6p8r0s2t4v6w', number: 1, harness: 'claude-code', simulated: true, startedAt: '' },
+        { execution: '01jf3k9x7q2m4n6p8r0s2t4v6w', number: 2, harness: 'codex', simulated: true, startedAt: '' },
+      ],
+    };
+    expect(matchesFilter(ran, 'fail')).toBe(true);
+    expect(matchesFilter(ran, 'Claude')).toBe(true);
+    expect(matchesFilter(ran, 'codex')).toBe(true);
+    expect(matchesFilter(ran, 'gemini')).toBe(false);
+    expect(matchesFilter(ran, 'succeeded')).toBe(false);
+    expect(matchesFilter({ ...ran, attempts: [], currentHarness: 'opencode' }, 'open')).toBe(true);
+  });
+
   it('writes an age in its largest whole unit', () => {
     expect([
       formatAge(-5),
