@@ -72,6 +72,41 @@ export function describeEvent(record: EventRecord): string {
       );
     case 'usage':
       return `${number('inputTokens') ?? 0} tokens in, ${number('outputTokens') ?? 0} out${number('costUsd') !== undefined ? `, $${(number('costUsd') as number).toFixed(4)}` : ''}`;
+    case 'session.started':
+      return `session ${text('sessionId') ?? '?'}${text('model') ? ` on ${text('model')}` : ''}`;
+    case 'turn.ended':
+      return `turn ${text('turn') ?? '?'} ended: ${text('outcome') ?? '?'}${number('durationMs') !== undefined ? ` after ${seconds(number('durationMs') as number)}` : ''}`;
+    case 'result':
+      return clip(`${d.ok === true ? 'done' : 'failed'}${text('message') ? `: ${text('message')}` : ''}`);
+    case 'harness.error':
+      return clip(`${d.fatal === true ? 'fatal: ' : ''}${text('message') ?? ''}`);
+    case 'warning':
+      return clip(text('message') ?? '');
+    case 'rate_limit':
+      return clip(
+        `${text('status') ?? '?'}${number('utilization') !== undefined ? `, ${percent(number('utilization'))} used` : ''}${text('resetsAt') ? `; resets at ${text('resetsAt')}` : ''}`,
+      );
+    case 'retry':
+      return clip(
+        `retry ${number('attempt') ?? '?'}${number('maxRetries') !== undefined ? `/${number('maxRetries')}` : ''}${text('reason') ? `: ${text('reason')}` : ''}`,
+      );
+    case 'plan':
+      return Array.isArray(d.items) ? `plan of ${d.items.length} item(s)` : 'plan';
+    case 'workspace.inspected': {
+      const files = Array.isArray(d.changedFiles) ? d.changedFiles.length : 0;
+      const commits = Array.isArray(d.commits) ? d.commits.length : 0;
+      return `head ${(text('head') ?? '?').slice(0, 12)}, ${commits} commit(s) since the base, ${files} uncommitted file(s)`;
+    }
+    case 'context.written':
+      return `context.json written (${number('attempts') ?? '?'} attempt(s))`;
+    case 'execution.reopened':
+      return `reopened by a follow-up${text('resumedSession') ? `, resuming session ${text('resumedSession')}` : ''}`;
+    case 'execution.resumed':
+      return `carried on after a restart${number('openAttempt') !== undefined ? ` (attempt ${number('openAttempt')} was left open)` : ''}`;
+    case 'cancel.requested':
+      return `cancel asked; the harness has ${seconds(number('budgetMs') ?? 0)} to stop`;
+    case 'raw':
+      return clip(`${text('stream') ?? 'stdout'}: ${text('line') ?? ''}`);
     case 'execution.ended':
       return clip(
         `${text('state') ?? '?'} after ${number('attempts') ?? '?'} attempt(s)${text('message') ? ` — ${text('message')}` : ''}`,
@@ -104,4 +139,9 @@ function switchWhy(text: (key: string) => string | undefined, number: (key: stri
 /** `96%`; `?` when unknown. */
 function percent(share: number | undefined): string {
   return share === undefined ? '?' : `${Math.round(share * 100)}%`;
+}
+
+/** `12.3 s`. */
+function seconds(ms: number): string {
+  return `${(ms / 1000).toFixed(1)} s`;
 }

@@ -75,4 +75,48 @@ describe('describeEvent', () => {
     expect(line).not.toContain('\n');
     expect(describeEvent(record('something.new', { a: 1 }))).toBe('{"a":1}');
   });
+  it('says in words what the harness and the workspace reported, instead of their JSON', () => {
+    const cases: [string, Record<string, unknown>, string][] = [
+      ['session.started', { sessionId: 'c1f7676c', model: 'sonnet' }, 'session c1f7676c on sonnet'],
+      [
+        'turn.ended',
+        { turn: 't1', outcome: 'quota_exhausted', durationMs: 1520 },
+        'turn t1 ended: quota_exhausted after 1.5 s',
+      ],
+      ['result', { ok: false, message: "You've hit your limit" }, "failed: You've hit your limit"],
+      ['result', { ok: true }, 'done'],
+      ['harness.error', { message: 'session expired', fatal: true }, 'fatal: session expired'],
+      [
+        'rate_limit',
+        { status: 'rejected', utilization: 1, resetsAt: '2026-12-01T15:00:00Z' },
+        'rejected, 100% used; resets at 2026-12-01T15:00:00Z',
+      ],
+      ['retry', { attempt: 2, maxRetries: 5, reason: 'overloaded' }, 'retry 2/5: overloaded'],
+      [
+        'plan',
+        {
+          items: [
+            { text: 'a', status: 'pending' },
+            { text: 'b', status: 'completed' },
+          ],
+        },
+        'plan of 2 item(s)',
+      ],
+      [
+        'workspace.inspected',
+        { head: 'a0adf0bcff285dc868a86fd', changedFiles: ['x'], commits: [{ sha: 'a', subject: 's' }], durationMs: 3 },
+        'head a0adf0bcff28, 1 commit(s) since the base, 1 uncommitted file(s)',
+      ],
+      ['context.written', { path: '/somewhere/context.json', attempts: 1 }, 'context.json written (1 attempt(s))'],
+      ['execution.reopened', { deadline: 'x', resumedSession: 's1' }, 'reopened by a follow-up, resuming session s1'],
+      [
+        'execution.resumed',
+        { reason: 'restart', openAttempt: 2 },
+        'carried on after a restart (attempt 2 was left open)',
+      ],
+      ['cancel.requested', { budgetMs: 60_000 }, 'cancel asked; the harness has 60.0 s to stop'],
+      ['raw', { stream: 'stderr', line: 'warning: x' }, 'stderr: warning: x'],
+    ];
+    for (const [type, data, line] of cases) expect(describeEvent(record(type, data)), type).toBe(line);
+  });
 });
