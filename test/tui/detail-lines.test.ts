@@ -409,6 +409,33 @@ describe('summaryLines', () => {
     expectWithin(lines, 80);
   });
 
+  it('says what each work item left outside the worktree, and no status when no plan came', () => {
+    const [attempt] = context.attempts;
+    const done: SummaryInput = {
+      ...input,
+      context: {
+        ...context,
+        attempts: [
+          {
+            ...(attempt as (typeof context.attempts)[number]),
+            workItems: [
+              {
+                text: 'health-check',
+                filesChanged: ['src/health.ts'],
+                commits: [{ sha: 'a1', subject: 'Add /health' }],
+                push: { remote: 'origin', branch: 'harmflow/health' },
+                pullRequest: { url: 'https://forge.example/pr/7', number: 7 },
+              },
+            ],
+          },
+        ],
+      },
+    };
+    expect(texts(summaryLines(done, 200))).toContain(
+      '  - health-check (src/health.ts; 1 commit(s); pushed to origin/harmflow/health; pull request https://forge.example/pr/7)',
+    );
+  });
+
   it('narrows and drops columns of the chain at 40 columns, and wraps the facts', () => {
     const lines = summaryLines(input, 40);
     expectWithin(lines, 40);

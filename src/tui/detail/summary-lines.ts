@@ -8,6 +8,7 @@
 import type { ExecutionWithAttempts } from '../../cli/client.js';
 import type { ExecutionContext } from '../../execution/context-schema.js';
 import type { ExecutionDisk } from '../../execution/execution-disk.js';
+import { describeWorkItem } from '../../web/describe-work-item.js';
 import { formatBytes, formatDuration, formatTokens, formatUsd } from '../../web/format.js';
 import { describeWait, type Wait } from '../../web/wait.js';
 import { BLANK, fitLine, hanging, type Line, paragraph, type Tone, textWidth, toned, truncate } from './lines.js';
@@ -202,12 +203,6 @@ function contextLines(context: ExecutionContext | Error | undefined, width: numb
     ...(index === 0 ? [] : [BLANK]),
     ...paragraph(`Attempt ${attempt.number}: ${attempt.harness} — ${attempt.outcome}`, width, 'heading'),
     ...(attempt.lastMessage ? paragraph(attempt.lastMessage, width, undefined, '  ') : []),
-    ...attempt.workItems.flatMap((item) =>
-      hanging(
-        '  - ',
-        `${item.status ?? '?'}: ${item.text}${item.filesChanged && item.filesChanged.length > 0 ? ` (${item.filesChanged.join(', ')})` : ''}`,
-        width,
-      ),
-    ),
+    ...attempt.workItems.flatMap((item) => hanging('  - ', describeWorkItem(item), width)),
   ]);
 }

@@ -5,6 +5,7 @@
  * execution's `context.json` as attempts × work items.
  */
 import type { Api } from '../api.js';
+import { type DescribedWorkItem, describeWorkItem } from '../describe-work-item.js';
 import type { AttemptRecord, ExecutionDisk, ExecutionRecord } from '../records.js';
 import { el, formatBytes, formatDuration, formatTokens, formatUsd } from './el.js';
 
@@ -12,11 +13,7 @@ interface Context {
   readonly attempts?: readonly {
     readonly harness?: string;
     readonly outcome?: string;
-    readonly workItems?: readonly {
-      readonly text?: string;
-      readonly status?: string;
-      readonly filesChanged?: readonly string[];
-    }[];
+    readonly workItems?: readonly DescribedWorkItem[];
     readonly lastMessage?: string;
   }[];
 }
@@ -124,18 +121,7 @@ async function contextOf(api: Api, id: string): Promise<HTMLElement> {
         {},
         el('h3', {}, `Attempt ${index + 1}: ${attempt.harness ?? '?'} — ${attempt.outcome ?? '?'}`),
         attempt.lastMessage ? el('p', {}, attempt.lastMessage) : null,
-        el(
-          'ul',
-          {},
-          ...(attempt.workItems ?? []).map((item) =>
-            el(
-              'li',
-              {},
-              `${item.status ?? '?'}: ${item.text ?? ''}`,
-              item.filesChanged && item.filesChanged.length > 0 ? ` (${item.filesChanged.join(', ')})` : '',
-            ),
-          ),
-        ),
+        el('ul', {}, ...(attempt.workItems ?? []).map((item) => el('li', {}, describeWorkItem(item)))),
       ),
     ),
   );
