@@ -69,6 +69,8 @@ export function App(props: AppProps) {
   );
   const summary = data.summary instanceof Error ? undefined : data.summary?.execution;
   const executionState = summary?.state ?? opened?.row.state;
+  const heightNow = useRef(size.height);
+  heightNow.current = size.height;
   const facts = useRef<DetailFacts | undefined>(undefined);
   facts.current = opened && {
     events: data.events,
@@ -93,11 +95,22 @@ export function App(props: AppProps) {
       press: keyPressOf(input, key, false),
       input,
       rows: rows.current,
+      height: heightNow.current,
       ...(facts.current !== undefined && { detail: facts.current }),
     }),
   );
 
-  if (state.help) return <HelpView scopes={scopesOf(state)} width={size.width} color={props.color} />;
+  if (state.help) {
+    return (
+      <HelpView
+        scopes={scopesOf(state)}
+        scroll={state.helpScroll}
+        width={size.width}
+        height={size.height}
+        color={props.color}
+      />
+    );
+  }
   if (opened !== undefined && layout !== undefined) {
     return (
       <DetailView

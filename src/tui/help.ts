@@ -22,3 +22,8 @@ export function helpLines(scopes: readonly Scope[]): string[] {
     ...section.rows.map((row) => `  ${row.keys.padEnd(keysWidth)}  ${row.description}`),
   ]);
 }
+
+/** The help's lines that fit in a terminal `height` lines high, besides its title. */
+export function helpHeight(height: number): number {
+  return Math.max(1, height - 1);
+}

@@ -39,3 +39,18 @@ export function keyPressOf(input: string, key: Key, inEditable: boolean): KeyPre
     inEditable,
   };
 }
+
+/**
+ * The key presses a chunk of plain text with line breaks stands for, one per character, a line
+ * break as `Enter`; undefined for anything else. A terminal hands keys typed faster than they are
+ * read (or pasted, or sent by `tmux send-keys Enter j`) to Ink as one input: `abc\rj` is `a`, `b`,
+ * `c`, `Enter`, `j`, and a field must not take the `\r` as text.
+ */
+export function splitTyped(input: string, press: KeyPress): { press: KeyPress; input: string }[] | undefined {
+  const plain = !press.ctrlKey && !press.metaKey && !press.altKey && press.key === input;
+  if (!plain || input.length < 2 || !/[\r\n]/.test(input)) return undefined;
+  return [...input.replace(/\r\n/g, '\r')].map((character) => ({
+    press: { ...press, key: character === '\r' || character === '\n' ? 'Enter' : character },
+    input: character === '\r' || character === '\n' ? '' : character,
+  }));
+}

@@ -11,6 +11,7 @@
  * view shown. `q` quits and `?` opens the help unless typing goes into a field or a prompt.
  */
 import { dispatch, type KeyPress } from '../web/keys/dispatch.js';
+import { SCROLL_KEYS } from '../web/keys/keymap.js';
 import { first, last, step } from '../web/keys/timeline.js';
 import {
   type DetailFacts,
@@ -21,8 +22,10 @@ import {
   reduceDetail,
   settleRequest,
 } from './detail/state.js';
-import type { Scope } from './help.js';
+import { helpHeight, helpLines, type Scope } from './help.js';
+import { splitTyped } from './key-press.js';
 import { type ListedExecution, listScopes, matchesFilter, SCREENS, type Screen } from './rows.js';
+import { type Scroll, scrolled } from './scroll.js';
 
 export interface UiState {
   readonly screen: Screen;
@@ -31,6 +34,8 @@ export interface UiState {
   /** True while typing goes into the filter. */
   readonly editing: boolean;
   readonly help: boolean;
+  /** Where the `?` help is scrolled to (it can be longer than a terminal is high). */
+  readonly helpScroll: Scroll;
   /** The execution `Enter` opened (its row as listed) and its view's state, until `Esc` leaves it. */
   readonly opened: { readonly row: ListedExecution; readonly view: DetailState } | undefined;
   readonly quit: boolean;
@@ -42,6 +47,7 @@ export const INITIAL_STATE: UiState = {
   filter: '',
   editing: false,
   help: false,
+  helpScroll: 0,
   opened: undefined,
   quit: false,
 };
@@ -56,6 +62,8 @@ export interface PressEvent {
   readonly rows: Partial<Record<Screen, readonly ListedExecution[]>>;
   /** What the opened execution's view knows, when one is open. */
   readonly detail?: DetailFacts;
+  /** The lines the app is drawn in (the help scrolls in them); default 24. */
+  readonly height?: number;
 }
 
 /** The answer to a request the opened execution's view ran (see `settleRequest`). */
@@ -99,6 +107,9 @@ export function reduce(state: UiState, event: PressEvent | SettleEvent): UiState
       ? state
       : { ...state, opened: { ...opened, view: settleRequest(opened.view, event.settle.seq, event.settle) } };
   }
+  // A chunk of typed keys is each of its keys; a message keeps its line breaks (as spaces).
+  const keys = state.opened?.view.prompt?.kind === 'message' ? undefined : splitTyped(event.input, event.press);
+  if (keys !== undefined) return keys.reduce((reached, key) => reduce(reached, { ...event, ...key }), state);
   const press: KeyPress = { ...event.press, inEditable: takesTyping(state) };
   const { input } = event;
   const action = dispatch(
@@ -106,8 +117,14 @@ export function reduce(state: UiState, event: PressEvent | SettleEvent): UiState
     press,
   );
   if (action === 'app:quit' && !press.inEditable) return { ...state, quit: true };
-  if (state.help) return action === 'help:toggle' || action === 'back' ? { ...state, help: false } : state;
-  if (action === 'help:toggle') return { ...state, help: true };
+  if (state.help) {
+    if (action === 'help:toggle' || action === 'back') return { ...state, help: false };
+    const scroll = dispatch([SCROLL_KEYS], press);
+    if (scroll === undefined) return state;
+    const lines = helpLines(scopesOf(state)).length;
+    return { ...state, helpScroll: scrolled(scroll, state.helpScroll, lines, helpHeight(event.height ?? 24)) };
+  }
+  if (action === 'help:toggle') return { ...state, help: true, helpScroll: 0 };
   if (state.opened !== undefined) {
     const view = reduceDetail(state.opened.view, event.press, input, event.detail ?? NO_FACTS);
     return view === 'close' ? { ...state, opened: undefined } : { ...state, opened: { ...state.opened, view } };

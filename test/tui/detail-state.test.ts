@@ -14,9 +14,10 @@ import {
   settleRequest,
   shownEvents,
   type TimelineEvent,
-  topLine,
 } from '../../src/tui/detail/state.js';
+import { helpHeight, helpLines } from '../../src/tui/help.js';
 import type { ListedExecution } from '../../src/tui/rows.js';
+import { topLine } from '../../src/tui/scroll.js';
 import { INITIAL_STATE, type PressEvent, reduce, scopesOf, type UiState } from '../../src/tui/ui-state.js';
 import { duplicateKeys, type KeyPress } from '../../src/web/keys/dispatch.js';
 import { DETAIL_KEYS, EVENTS_KEYS, GLOBAL_KEYS, SCROLL_KEYS } from '../../src/web/keys/keymap.js';
@@ -466,6 +467,36 @@ describe('reduce, with an execution open', () => {
     const typed = send(opened, ['m', '?']);
     expect(typed.help).toBe(false);
     expect(typed.opened?.view.prompt).toEqual({ kind: 'message', text: '?' });
+  });
+
+  it('scrolls a help longer than the terminal with the scroll keys', () => {
+    const help = send(opened, ['2', '?']);
+    const lines = helpLines(scopesOf(help)).length;
+    expect(lines).toBeGreaterThan(helpHeight(24));
+    expect(send(help, ['j', 'j']).helpScroll).toBe(2);
+    expect(send(help, ['G']).helpScroll).toBe('end');
+    expect(send(help, ['G', 'g']).helpScroll).toBe(0);
+    expect(send(help, ['G', 'k']).helpScroll).toBe(lines - helpHeight(24) - 1);
+    // Closed and opened again, it starts at the top.
+    expect(send(help, ['G', '?', '?']).helpScroll).toBe(0);
+  });
+
+  it('takes a chunk of typed keys as each of its keys, except in a message', () => {
+    const chunk = (state: UiState, input: string): UiState =>
+      reduce(state, { press: press(input), input, rows: { executions: rows }, detail: facts() });
+    // `/`, then "add" and Enter and j in one input: the filter keeps "add", and j moves on the list.
+    const filtered = chunk(send(INITIAL_STATE, ['/']), 'add\rj');
+    expect(filtered.filter).toBe('add');
+    expect(filtered.editing).toBe(false);
+    expect(filtered.selectedIds).toEqual({ executions: '01jf3kaaaa2m4n6p8r0s2t4v6y' });
+    // In the Events filter alike.
+    const events = chunk(send(opened, ['2', '/']), 'codex\r');
+    expect(events.opened?.view.filter).toBe('codex');
+    expect(events.opened?.view.editing).toBe(false);
+    // A message keeps its line break, as a space, and is not sent by it.
+    const message = chunk(send(opened, ['m']), 'one\rtwo');
+    expect(message.opened?.view.prompt).toEqual({ kind: 'message', text: 'one two' });
+    expect(message.opened?.view.request).toBeUndefined();
   });
 
   it('goes back to the list with Esc, its selection kept', () => {

@@ -13,10 +13,11 @@ import type { ReactNode } from 'react';
 import { describeEvent } from '../../web/describe-event.js';
 import { describeWait } from '../../web/wait.js';
 import type { ListedExecution } from '../rows.js';
+import { topLine } from '../scroll.js';
 import { stateColor, toneStyle } from '../theme.js';
 import { eventRow, eventTone } from './event-lines.js';
 import type { Line } from './lines.js';
-import { type DetailState, scrolledNow, shownEvents, TAB_TITLES, TABS, type TimelineEvent, topLine } from './state.js';
+import { type DetailState, scrolledNow, shownEvents, TAB_TITLES, TABS, type TimelineEvent } from './state.js';
 import { deliveredTo } from './transcript-lines.js';
 import type { DetailData } from './use-detail.js';
 
@@ -84,8 +85,8 @@ export function DetailView(props: DetailViewProps) {
         {view.prompt !== undefined
           ? ' '
           : view.tab === 'events' && view.openEvent === undefined
-            ? 'j/k move · n/N switch events · Enter open · / filter · m message · S/R/C · Esc back · ?'
-            : '1-4 tabs · j/k scroll · m message · S switch · R resume · C cancel · Esc back · ? keys'}
+            ? 'j/k step · n/N switches · Enter open · / filter · m message · Esc back · ? keys'
+            : '1-4 tabs · j/k scroll · m message · S switch · C cancel · Esc back · ? keys'}
       </Text>
     </Box>
   );

@@ -27,6 +27,7 @@ import {
 import { first, isSwitchRelated, last, nextMatching, step } from '../../web/keys/timeline.js';
 import type { EventRecord } from '../../web/records.js';
 import type { Scope } from '../help.js';
+import { type Scroll, scrolled } from '../scroll.js';
 import { type ActionRequest, openPrompt, type Prompt, reducePrompt } from './prompt-state.js';
 import { matchesEventFilter } from './timeline-filter.js';
 
@@ -40,9 +41,6 @@ export const TAB_TITLES: Readonly<Record<Tab, string>> = {
   transcript: 'Transcript',
   changes: 'Changes',
 };
-
-/** A line index to show at the top, or `'end'`: the bottom, following what arrives. */
-export type Scroll = number | 'end';
 
 /** What scrolls: the three text tabs and an opened record. */
 export type Scrolled = 'summary' | 'transcript' | 'changes' | 'record';
@@ -132,12 +130,6 @@ export function scrolledNow(state: Pick<DetailState, 'tab' | 'openEvent'>): Scro
   return state.tab === 'events' ? undefined : state.tab;
 }
 
-/** The first line shown of a text `lines` long in `height` lines, at `scroll`. */
-export function topLine(scroll: Scroll, lines: number, height: number): number {
-  const bottom = Math.max(0, lines - height);
-  return scroll === 'end' ? bottom : Math.min(Math.max(scroll, 0), bottom);
-}
-
 /** Whether typing goes somewhere (the filter or a prompt's text): then `q` and the other letters are text. */
 export function detailTakesTyping(state: DetailState): boolean {
   return state.editing || state.prompt !== undefined;
@@ -217,20 +209,10 @@ function editFilter(state: DetailState, press: KeyPress, input: string, action: 
 function scroll(state: DetailState, action: Action, facts: DetailFacts): DetailState {
   const what = scrolledNow(state);
   if (what === undefined) return state;
-  const bottom = Math.max(0, facts.lines - facts.height);
-  const top = topLine(state.scroll[what], facts.lines, facts.height);
-  const page = Math.max(1, facts.height - 1);
-  const moved: Record<string, Scroll> = {
-    'scroll:down': top + 1,
-    'scroll:up': top - 1,
-    'scroll:page-down': top + page,
-    'scroll:page-up': top - page,
-    'scroll:top': 0,
-    'scroll:bottom': 'end',
+  return {
+    ...state,
+    scroll: { ...state.scroll, [what]: scrolled(action, state.scroll[what], facts.lines, facts.height) },
   };
-  const next = moved[action] ?? top;
-  const settled: Scroll = next === 'end' || next >= bottom ? 'end' : Math.max(0, next);
-  return { ...state, scroll: { ...state.scroll, [what]: settled } };
 }
 
 function moveInTimeline(state: DetailState, action: Action, facts: DetailFacts): DetailState {
