@@ -9,47 +9,33 @@
  */
 import { cleanup } from 'ink-testing-library';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { DAEMON_TOKEN, type Daemon, startDaemon } from '../e2e/daemon.js';
-import { type Bench, FORGE_BIN, GIT_IDENTITY, makeBench, simulated } from '../execution/fixture.js';
+import { DAEMON_TOKEN } from '../e2e/daemon.js';
+import { type Bench, simulated } from '../execution/fixture.js';
 import { frameWhere, KEYS, lineWith, selectedLine } from './frames.js';
 import { openFromList, type RenderedApp, renderApp } from './open-app.js';
+import { notesThenOutOfQuota, type SimulatedService, startSimulatedService } from './simulated-service.js';
 
 /** A frame from the service can take a scenario's pace; 30 s bounds the slowest wait. */
 const LIVE_MS = 30_000;
 
+let service: SimulatedService;
 let bench: Bench;
-let daemon: Daemon;
 
 beforeAll(async () => {
-  bench = makeBench();
-  daemon = await startDaemon(bench.home.root, ['--max-running', '4', '--disk-floor-gib', '0'], {
-    ...process.env,
-    ...GIT_IDENTITY,
-    HARMFLOW_FORGE_DIR: bench.forgeDir,
-    PATH: `${FORGE_BIN}:${process.env.PATH ?? ''}`,
-  });
+  service = await startSimulatedService();
+  bench = service.bench;
 }, 60_000);
 
 afterEach(() => cleanup());
 
-afterAll(async () => {
-  await daemon?.kill('SIGTERM');
-  await bench?.cleanup();
-});
+afterAll(() => service?.close());
 
-async function submit(task: Record<string, unknown>): Promise<string> {
-  const created = await daemon.api('POST', '/api/executions', { task: { repo: bench.repo, baseRef: 'main', ...task } });
-  expect(created.status).toBe(201);
-  return (created.body as { execution: { id: string } }).execution.id;
-}
-
-async function stateOf(id: string): Promise<string> {
-  return ((await daemon.api('GET', `/api/executions/${id}`)).body as { execution: { state: string } }).execution.state;
-}
+const submit = (task: Record<string, unknown>) => service.submit(task);
+const stateOf = (id: string) => service.stateOf(id);
 
 /** The app on the daemon, with `id` opened from the Executions screen. */
 async function openExecution(id: string): Promise<RenderedApp> {
-  const app = renderApp(daemon.url, DAEMON_TOKEN, 200);
+  const app = renderApp(service.daemon.url, DAEMON_TOKEN, 200);
   await openFromList(app, id, LIVE_MS);
   return app;
 }
@@ -58,15 +44,7 @@ describe('harmflow ui, an execution', () => {
   it('steps to the quota event and the switch, reads the harnesses, and sends a message', {
     timeout: 90_000,
   }, async () => {
-    const first = bench.scenario('first', {
-      pace: '150ms',
-      steps: [
-        { say: 'I will add the notes file.' },
-        { write: { path: 'NOTES.md', content: 'Notes\n' } },
-        { commit: 'Add NOTES.md' },
-        { end: { quota: 'subscription' } },
-      ],
-    });
+    const first = notesThenOutOfQuota(bench);
     const second = bench.scenario('second', {
       pace: '700ms',
       steps: [

@@ -15,12 +15,13 @@
  */
 import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { delimiter, join } from 'node:path';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { DAEMON_TOKEN, type Daemon, startDaemon } from '../e2e/daemon.js';
-import { type Bench, FORGE_BIN, GIT_IDENTITY, makeBench, simulated } from '../execution/fixture.js';
+import { DAEMON_TOKEN } from '../e2e/daemon.js';
+import { type Bench, simulated } from '../execution/fixture.js';
 import { lineWith, selectedLine } from './frames.js';
+import { notesThenOutOfQuota, type SimulatedService, startSimulatedService } from './simulated-service.js';
 import { startTerminal, type Terminal, tmuxAvailable } from './tmux.js';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
@@ -46,39 +47,22 @@ const HELP: View = { first: /^Shortcuts \(\? or Esc closes(; j\/k scroll, \d+ mo
 const available = tmuxAvailable();
 
 describe.skipIf(!available)('harmflow ui in tmux', () => {
+  let service: SimulatedService;
   let bench: Bench;
-  let daemon: Daemon;
   const terminals: Terminal[] = [];
   const ids = { notes: '', slow: '', waits: '', ended: '' };
 
   beforeAll(async () => {
     mkdirSync(SCREENS, { recursive: true });
-    bench = makeBench();
-    daemon = await startDaemon(
-      bench.home.root,
-      ['--max-running', '4', '--disk-floor-gib', '0', '--interrupt-budget', '2s', '--close-budget', '5s'],
-      {
-        ...process.env,
-        ...GIT_IDENTITY,
-        HARMFLOW_FORGE_DIR: bench.forgeDir,
-        PATH: `${FORGE_BIN}${delimiter}${process.env.PATH ?? ''}`,
-      },
-    );
+    service = await startSimulatedService(['--interrupt-budget', '2s', '--close-budget', '5s']);
+    bench = service.bench;
     ids.ended = await submit({
       name: 'changelog',
       prompt: 'Add a CHANGELOG entry.',
       harness: simulated('claude-code', bench.scenario('quick', { steps: [{ say: 'Done.' }, { end: 'complete' }] })),
     });
     await until(async () => (await stateOf(ids.ended)) === 'succeeded');
-    const first = bench.scenario('first', {
-      pace: '150ms',
-      steps: [
-        { say: 'I will add the notes file.' },
-        { write: { path: 'NOTES.md', content: 'Notes\n' } },
-        { commit: 'Add NOTES.md' },
-        { end: { quota: 'subscription' } },
-      ],
-    });
+    const first = notesThenOutOfQuota(bench);
     // Long enough for the test to send its message while codex still works on its first turn.
     const second = bench.scenario('second', {
       pace: '1s',
@@ -120,28 +104,17 @@ describe.skipIf(!available)('harmflow ui in tmux', () => {
 
   afterAll(async () => {
     for (const terminal of terminals) await terminal.kill();
-    await daemon?.kill('SIGTERM');
-    await bench?.cleanup();
+    await service?.close();
   });
 
-  async function submit(task: Record<string, unknown>): Promise<string> {
-    const created = await daemon.api('POST', '/api/executions', {
-      task: { repo: bench.repo, baseRef: 'main', ...task },
-    });
-    expect(created.status).toBe(201);
-    return (created.body as { execution: { id: string } }).execution.id;
-  }
-
-  async function stateOf(id: string): Promise<string> {
-    return ((await daemon.api('GET', `/api/executions/${id}`)).body as { execution: { state: string } }).execution
-      .state;
-  }
+  const submit = (task: Record<string, unknown>) => service.submit(task);
+  const stateOf = (id: string) => service.stateOf(id);
 
   /** `harmflow ui` on the daemon in a new 80×24 terminal. */
   async function startUi(env: Record<string, string>): Promise<Terminal> {
     const terminal = await startTerminal({
       command: [process.execPath, BIN, 'ui'],
-      env: { HARMFLOW_URL: daemon.url, HARMFLOW_TOKEN: DAEMON_TOKEN, TERM: 'xterm-256color', ...env },
+      env: { HARMFLOW_URL: service.daemon.url, HARMFLOW_TOKEN: DAEMON_TOKEN, TERM: 'xterm-256color', ...env },
     });
     terminals.push(terminal);
     return terminal;
