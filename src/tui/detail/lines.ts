@@ -19,7 +19,7 @@ export interface Line {
 }
 
 /** Columns between tab stops: narrower than a terminal's 8, as the detail view is often narrow. */
-export const TAB_WIDTH = 4;
+const TAB_WIDTH = 4;
 
 const ESC = 0x1b;
 const BEL = 0x07;
