@@ -54,3 +54,14 @@ export function splitTyped(input: string, press: KeyPress): { press: KeyPress; i
     input: character === '\r' || character === '\n' ? '' : character,
   }));
 }
+
+/**
+ * `text` after `press` in a one-line field (a filter, a prompt's field): `Backspace` or `Delete`
+ * removes the last character, typed text (a key or a paste, no Ctrl or Meta) is added with its line
+ * breaks as spaces, and any other key leaves it as it is.
+ */
+export function editedText(text: string, press: KeyPress, input: string): string {
+  if (press.key === 'Backspace' || press.key === 'Delete') return text.slice(0, -1);
+  const typed = !press.ctrlKey && !press.metaKey && input.length > 0 && press.key === input;
+  return typed ? text + input.replace(/[\r\n]+/g, ' ') : text;
+}

@@ -23,7 +23,7 @@ import {
   settleRequest,
 } from './detail/state.js';
 import { helpHeight, helpLines, type Scope } from './help.js';
-import { splitTyped } from './key-press.js';
+import { editedText, splitTyped } from './key-press.js';
 import { type ListedExecution, listScopes, matchesFilter, SCREENS, type Screen } from './rows.js';
 import { type Scroll, scrolled } from './scroll.js';
 
@@ -131,9 +131,7 @@ export function reduce(state: UiState, event: PressEvent | SettleEvent): UiState
   }
   if (state.editing) {
     if (action === 'back' || press.key === 'Enter') return { ...state, editing: false };
-    if (press.key === 'Backspace' || press.key === 'Delete') return { ...state, filter: state.filter.slice(0, -1) };
-    const typed = !press.ctrlKey && !press.metaKey && input.length > 0 && press.key === input;
-    return typed ? { ...state, filter: state.filter + input } : state;
+    return { ...state, filter: editedText(state.filter, press, input) };
   }
   const shown = shownRows(state, event.rows);
   const selected = selectedIndex(state, shown);

@@ -8,6 +8,7 @@
  * the one that asks which harness to switch to.
  */
 import { HARNESS_NAMES } from '../../core/outcome.js';
+import { SWITCH_EXPLANATION } from '../../web/execution-actions.js';
 import { Layout } from './layout.js';
 
 /** A list screen's table: its header row; the module fills `#rows`. */
@@ -162,10 +163,7 @@ export function DetailPage({ execution }: { readonly execution: string }) {
         <dialog id="switch-dialog" aria-labelledby="switch-title">
           <form method="dialog">
             <h2 id="switch-title">Switch harness</h2>
-            <p class="muted">
-              The running turn stops at its safepoint; the chosen harness carries on in the same worktree, with the
-              handoff.
-            </p>
+            <p class="muted">{SWITCH_EXPLANATION}</p>
             <label>
               Harness{' '}
               <select id="switch-harness" name="harness">

@@ -4,29 +4,17 @@
  * go to is marked with `›` (and bold with color), the text cursor with `▏`. Pure.
  */
 import { HARNESS_NAMES } from '../../core/outcome.js';
+import { CANCEL_QUESTION, resumeQuestion, SWITCH_EXPLANATION } from '../../web/execution-actions.js';
+import type { Question } from '../../web/question.js';
 import { type Line, paragraph } from './lines.js';
 import type { Prompt, SwitchField } from './prompt-state.js';
 
 export function promptLines(prompt: Prompt, width: number): Line[] {
   switch (prompt.kind) {
     case 'confirm-cancel':
-      return [
-        ...paragraph(
-          'Cancel this execution? Its harness is stopped and the execution ends canceled.',
-          width,
-          'heading',
-        ),
-        { text: 'y  Cancel execution    n / Esc  Not now', tone: 'muted' },
-      ];
+      return question(CANCEL_QUESTION, width);
     case 'confirm-resume':
-      return [
-        ...paragraph(
-          `Resume now? The execution carries on at once, on ${prompt.harness}, without waiting for its reset. If ${prompt.harness} is still out of quota, that attempt runs out again.`,
-          width,
-          'heading',
-        ),
-        { text: 'y  Resume now    n / Esc  Not now', tone: 'muted' },
-      ];
+      return question(resumeQuestion(prompt.harness), width);
     case 'message':
       return [
         ...paragraph(`Message: ${prompt.text}▏`, width, 'heading'),
@@ -39,11 +27,7 @@ export function promptLines(prompt: Prompt, width: number): Line[] {
       });
       const harnesses = HARNESS_NAMES.map((name) => (name === prompt.harness ? `[${name}]` : ` ${name} `)).join(' ');
       return [
-        ...paragraph(
-          'Switch harness: the running turn stops at its safepoint; the chosen harness carries on in the same worktree, with the handoff.',
-          width,
-          'heading',
-        ),
+        ...paragraph(`Switch harness: ${SWITCH_EXPLANATION}`, width, 'heading'),
         field('harness', 'Harness', `${harnesses}  ←/→`),
         field('model', 'Model', text(prompt.model, prompt.field === 'model', "the harness's default")),
         field('reason', 'Why', text(prompt.reason, prompt.field === 'reason', 'for the timeline')),
@@ -57,4 +41,12 @@ export function promptLines(prompt: Prompt, width: number): Line[] {
 function text(value: string, focused: boolean, placeholder: string): string {
   const shown = `${value}${focused ? '▏' : ''}`;
   return value === '' ? `${shown} (${placeholder})` : shown;
+}
+
+/** A question asked before an action (the Workbench's words), and the keys that answer it. */
+function question(asked: Question, width: number): Line[] {
+  return [
+    ...paragraph(`${asked.title} ${asked.text}`, width, 'heading'),
+    { text: `y  ${asked.yes}    n / Esc  Not now`, tone: 'muted' },
+  ];
 }

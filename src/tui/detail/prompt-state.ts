@@ -10,12 +10,10 @@
  * What a prompt asks for is an `ActionRequest`; running it is the view's (detail-view.tsx).
  */
 import { HARNESS_NAMES, type HarnessName } from '../../core/outcome.js';
+import { OPEN_STATES, SWITCHABLE_STATES } from '../../web/execution-actions.js';
 import type { KeyPress } from '../../web/keys/dispatch.js';
 import type { Action } from '../../web/keys/keymap.js';
-
-/** The states an execution can still be canceled in, and those it can switch harness in (as the Workbench's). */
-const OPEN_STATES: ReadonlySet<string> = new Set(['queued', 'running', 'waiting']);
-const SWITCHABLE_STATES: ReadonlySet<string> = new Set(['running', 'waiting']);
+import { editedText } from '../key-press.js';
 
 export type SwitchField = 'harness' | 'model' | 'reason';
 const SWITCH_FIELDS: readonly SwitchField[] = ['harness', 'model', 'reason'];
@@ -94,7 +92,7 @@ export function reducePrompt(prompt: Prompt, press: KeyPress, input: string): Pr
         const text = prompt.text.trim();
         return text === '' ? { prompt } : { request: { action: 'send', text }, pending: 'Sending…' };
       }
-      return { prompt: { ...prompt, text: edited(prompt.text, press, input) } };
+      return { prompt: { ...prompt, text: editedText(prompt.text, press, input) } };
     }
     case 'switch':
       return reduceSwitch(prompt, press, input);
@@ -125,12 +123,5 @@ function reduceSwitch(prompt: Extract<Prompt, { kind: 'switch' }>, press: KeyPre
     const index = (HARNESS_NAMES.indexOf(prompt.harness) + harnessStep + HARNESS_NAMES.length) % HARNESS_NAMES.length;
     return { prompt: { ...prompt, harness: HARNESS_NAMES[index] ?? prompt.harness } };
   }
-  return { prompt: { ...prompt, [prompt.field]: edited(prompt[prompt.field], press, input) } };
-}
-
-/** `text` after a key in a one-line field: a typed character (or a paste) is added, Backspace deletes one. */
-function edited(text: string, press: KeyPress, input: string): string {
-  if (press.key === 'Backspace' || press.key === 'Delete') return text.slice(0, -1);
-  const typed = !press.ctrlKey && !press.metaKey && input.length > 0 && press.key === input;
-  return typed ? text + input.replace(/[\r\n]+/g, ' ') : text;
+  return { prompt: { ...prompt, [prompt.field]: editedText(prompt[prompt.field], press, input) } };
 }

@@ -27,6 +27,7 @@ import {
 import { first, isSwitchRelated, last, nextMatching, step } from '../../web/keys/timeline.js';
 import type { EventRecord } from '../../web/records.js';
 import type { Scope } from '../help.js';
+import { editedText } from '../key-press.js';
 import { type Scroll, scrolled } from '../scroll.js';
 import { type ActionRequest, openPrompt, type Prompt, reducePrompt } from './prompt-state.js';
 import { matchesEventFilter } from './timeline-filter.js';
@@ -201,9 +202,8 @@ function tabOf(action: Action | undefined): Tab | undefined {
 /** Typing into the Events filter: `Enter` keeps it, `Esc` leaves it, `Backspace` deletes. */
 function editFilter(state: DetailState, press: KeyPress, input: string, action: Action | undefined): DetailState {
   if (action === 'back' || press.key === 'Enter') return { ...state, editing: false };
-  if (press.key === 'Backspace' || press.key === 'Delete') return { ...state, filter: state.filter.slice(0, -1) };
-  const typed = !press.ctrlKey && !press.metaKey && input.length > 0 && press.key === input;
-  return typed ? { ...state, filter: state.filter + input, selectedEvent: undefined } : state;
+  const filter = editedText(state.filter, press, input);
+  return filter === state.filter ? state : { ...state, filter, selectedEvent: undefined };
 }
 
 function scroll(state: DetailState, action: Action, facts: DetailFacts): DetailState {

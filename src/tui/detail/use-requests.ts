@@ -6,6 +6,7 @@
  * answer only says the request was taken.
  */
 import { useEffect, useRef } from 'react';
+import { REFUSED } from '../../web/execution-actions.js';
 import { type ExecutionActions, SWITCHED_BY } from '../source.js';
 import type { ActionRequest } from './prompt-state.js';
 
@@ -57,11 +58,3 @@ async function run(
     return { notice: `${REFUSED[request.action]}: ${error instanceof Error ? error.message : String(error)}` };
   }
 }
-
-/** The first words of a refusal, as the Workbench's (dom/actions.ts). */
-const REFUSED: Readonly<Record<ActionRequest['action'], string>> = {
-  send: 'Not sent',
-  cancel: 'Not canceled',
-  resume: 'Not resumed',
-  switch: 'Not switched',
-};

@@ -7,16 +7,11 @@
  * through its event stream, so an answer here only says the request was taken.
  */
 import type { Api } from '../api.js';
+import { CANCEL_QUESTION, OPEN_STATES, REFUSED, resumeQuestion, SWITCHABLE_STATES } from '../execution-actions.js';
 import { describeWait, type Wait } from '../wait.js';
 import { confirmAction } from './confirm.js';
 import { byId } from './el.js';
 import { askSwitch } from './switch-dialog.js';
-
-/** The states an execution can still be canceled in. */
-const OPEN_STATES = new Set(['queued', 'running', 'waiting']);
-
-/** The states an execution can switch harness in. */
-const SWITCHABLE_STATES = new Set(['running', 'waiting']);
 
 export class ExecutionActions {
   readonly #api: Api;
@@ -70,23 +65,13 @@ export class ExecutionActions {
   async resume(): Promise<void> {
     const wait = this.#shownWait;
     if (wait === undefined) return;
-    const yes = await confirmAction({
-      title: 'Resume now?',
-      text: `The execution carries on at once, on ${wait.harness}, without waiting for its reset. If ${wait.harness} is still out of quota, that attempt runs out again.`,
-      yes: 'Resume now',
-    });
-    if (yes) await this.#post('resume', 'Resuming…', 'Not resumed');
+    if (await confirmAction(resumeQuestion(wait.harness))) await this.#post('resume', 'Resuming…');
   }
 
   /** Asks, then cancels the execution; nothing when it is over. */
   async cancel(): Promise<void> {
     if (this.#state === undefined || !OPEN_STATES.has(this.#state)) return;
-    const yes = await confirmAction({
-      title: 'Cancel this execution?',
-      text: 'Its harness is stopped and the execution ends canceled.',
-      yes: 'Cancel execution',
-    });
-    if (yes) await this.#post('cancel', 'Canceling…', 'Not canceled');
+    if (await confirmAction(CANCEL_QUESTION)) await this.#post('cancel', 'Canceling…');
   }
 
   /** Asks which harness, then switches to it; nothing when the execution neither runs nor waits. */
@@ -95,15 +80,15 @@ export class ExecutionActions {
     const choice = await askSwitch(this.harness);
     if (choice === undefined) return;
     const { harness, ...rest } = choice;
-    await this.#post('switch', `Switching to ${harness}…`, 'Not switched', { to: harness, by: 'workbench', ...rest });
+    await this.#post('switch', `Switching to ${harness}…`, { to: harness, by: 'workbench', ...rest });
   }
 
-  async #post(action: 'resume' | 'cancel' | 'switch', pending: string, refused: string, body?: unknown): Promise<void> {
+  async #post(action: 'resume' | 'cancel' | 'switch', pending: string, body?: unknown): Promise<void> {
     this.#status.textContent = pending;
     try {
       await this.#api.post(`/api/executions/${this.#execution}/${action}`, body);
     } catch (error) {
-      this.#status.textContent = `${refused}: ${(error as Error).message}`;
+      this.#status.textContent = `${REFUSED[action]}: ${(error as Error).message}`;
     }
   }
 

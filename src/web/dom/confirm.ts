@@ -4,14 +4,8 @@
  * says no). `confirmAction` resolves true only when the person chose the action's button; the
  * focus starts on "Not now", so an Enter pressed by habit does nothing harmful.
  */
+import type { Question } from '../question.js';
 import { byId } from './el.js';
-
-export interface Question {
-  readonly title: string;
-  readonly text: string;
-  /** The label of the button that says yes, e.g. `Resume now`. */
-  readonly yes: string;
-}
 
 /** Shows the question; resolves when the dialog closes, true when the answer was yes. */
 export function confirmAction(question: Question): Promise<boolean> {

@@ -9,6 +9,7 @@
  * "Cancel"; `R` resumes, `S` switches, `C` cancels, `m` opens the message box.
  */
 import { openEventStream } from '../event-stream.js';
+import { REFUSED } from '../execution-actions.js';
 import { DETAIL_KEYS, EVENTS_KEYS, GLOBAL_KEYS } from '../keys/keymap.js';
 import type { AttemptRecord, EventRecord, ExecutionRecord } from '../records.js';
 import { changesSummary, SUMMARY_DELAY_MS } from '../summary-triggers.js';
@@ -121,7 +122,7 @@ sendForm.addEventListener('submit', async (event) => {
     sendText.value = '';
     sendStatus.textContent = `Queued (turn ${answer.turn.id}); waiting for the harness to take it…`;
   } catch (error) {
-    sendStatus.textContent = `Not sent: ${(error as Error).message}`;
+    sendStatus.textContent = `${REFUSED.send}: ${(error as Error).message}`;
   }
 });
 
