@@ -3,16 +3,13 @@
  * of the service's list routes, through the CLI's real client, and driven by key presses on its stdin.
  */
 
-import { cleanup, render } from 'ink-testing-library';
-import { createElement } from 'react';
+import { cleanup } from 'ink-testing-library';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { createClient } from '../../src/cli/client.js';
-import { App, type AppProps } from '../../src/tui/app.js';
 import { helpLines } from '../../src/tui/help.js';
 import { listScopes } from '../../src/tui/rows.js';
-import { clientSource } from '../../src/tui/source.js';
 import { executionRecord, FAKE_TOKEN, type FakeService, startFakeService } from './fake-service.js';
 import { frameWhere, lineWith } from './frames.js';
+import { renderApp } from './open-app.js';
 
 const LIVE = [
   executionRecord({
@@ -68,23 +65,9 @@ afterEach(async () => {
   await service.close();
 });
 
-function renderApp(extra: Partial<AppProps> = {}) {
-  const client = createClient({ url: service.url, token: { token: FAKE_TOKEN, from: 'test' } });
-  return render(
-    createElement(App, {
-      source: clientSource(client),
-      color: false,
-      width: 80,
-      height: 24,
-      pollMs: 50,
-      ...extra,
-    }),
-  );
-}
-
 describe('harmflow ui', () => {
   it('lists the live executions on the Executions screen, in 80 columns and without color', async () => {
-    const { lastFrame } = renderApp();
+    const { lastFrame } = renderApp(service.url, FAKE_TOKEN, 50);
     const frame = await frameWhere(lastFrame, (text) => text.includes('fix-login'));
     expect(frame).toContain('[Executions]');
     expect(lineWith(frame, 'fix-login')).toMatch(/01jf3k9x7q2m4n.*fix-login.*running.*codex.*2.*1m/);
@@ -98,7 +81,7 @@ describe('harmflow ui', () => {
   });
 
   it('moves the selection with j, k, arrows, g and G', async () => {
-    const { lastFrame, stdin } = renderApp();
+    const { lastFrame, stdin } = renderApp(service.url, FAKE_TOKEN, 50);
     await frameWhere(lastFrame, (text) => text.includes('fix-login'));
     stdin.write('j');
     await frameWhere(lastFrame, (text) => lineWith(text, 'fix-login').startsWith('›'));
@@ -116,7 +99,7 @@ describe('harmflow ui', () => {
   });
 
   it('switches to History with Tab and back', async () => {
-    const { lastFrame, stdin } = renderApp();
+    const { lastFrame, stdin } = renderApp(service.url, FAKE_TOKEN, 50);
     await frameWhere(lastFrame, (text) => text.includes('fix-login'));
     stdin.write('\t');
     const frame = await frameWhere(lastFrame, (text) => text.includes('rename-api'));
@@ -128,7 +111,7 @@ describe('harmflow ui', () => {
   });
 
   it('filters by task name or id prefix with /, and Esc leaves the field then clears the filter', async () => {
-    const { lastFrame, stdin } = renderApp();
+    const { lastFrame, stdin } = renderApp(service.url, FAKE_TOKEN, 50);
     await frameWhere(lastFrame, (text) => text.includes('fix-login'));
     stdin.write('/');
     for (const character of 'search') stdin.write(character);
@@ -150,7 +133,7 @@ describe('harmflow ui', () => {
   });
 
   it('shows every shortcut with ?, in the keymap’s words', async () => {
-    const { lastFrame, stdin } = renderApp();
+    const { lastFrame, stdin } = renderApp(service.url, FAKE_TOKEN, 50);
     await frameWhere(lastFrame, (text) => text.includes('fix-login'));
     stdin.write('?');
     const frame = await frameWhere(lastFrame, (text) => text.includes('Shortcuts'));
@@ -162,7 +145,7 @@ describe('harmflow ui', () => {
   });
 
   it('opens an execution with Enter on its Summary, names it, and Esc goes back', async () => {
-    const { lastFrame, stdin } = renderApp();
+    const { lastFrame, stdin } = renderApp(service.url, FAKE_TOKEN, 50);
     await frameWhere(lastFrame, (text) => text.includes('fix-login'));
     stdin.write('j');
     await frameWhere(lastFrame, (text) => lineWith(text, 'fix-login').startsWith('›'));
@@ -176,7 +159,7 @@ describe('harmflow ui', () => {
   });
 
   it('quits with q: Ink lets go of the input', async () => {
-    const { lastFrame, stdin } = renderApp();
+    const { lastFrame, stdin } = renderApp(service.url, FAKE_TOKEN, 50);
     await frameWhere(lastFrame, (text) => text.includes('fix-login'));
     expect(stdin.listenerCount('readable')).toBeGreaterThan(0);
     stdin.write('q');
@@ -187,7 +170,7 @@ describe('harmflow ui', () => {
   });
 
   it('keeps polling: an execution submitted meanwhile appears', async () => {
-    const { lastFrame } = renderApp();
+    const { lastFrame } = renderApp(service.url, FAKE_TOKEN, 50);
     await frameWhere(lastFrame, (text) => text.includes('fix-login'));
     service.lists = {
       ...service.lists,
@@ -200,7 +183,7 @@ describe('harmflow ui', () => {
   });
 
   it('says when the service cannot be reached', async () => {
-    const { lastFrame } = renderApp();
+    const { lastFrame } = renderApp(service.url, FAKE_TOKEN, 50);
     await frameWhere(lastFrame, (text) => text.includes('fix-login'));
     await service.close();
     const frame = await frameWhere(lastFrame, (text) => text.includes('Cannot reach the service'));

@@ -7,6 +7,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { createClient } from '../../src/cli/client.js';
 import type { ExecutionSource } from '../../src/tui/source.js';
 import { executionRecord, FAKE_TOKEN, type FakeService, startFakeService } from './fake-service.js';
+import { frameWhere, lineWith } from './frames.js';
 
 process.env.FORCE_COLOR = '1';
 const { createElement } = await import('react');
@@ -31,25 +32,19 @@ const ANSI = '\u001B[';
 
 async function selectedFrame(color: boolean): Promise<string> {
   const { lastFrame, stdin } = render(createElement(App, { source, color, width: 80, height: 24, pollMs: 1000 }));
-  const deadline = Date.now() + 3000;
-  let sent = false;
-  for (;;) {
-    const frame = lastFrame() ?? '';
-    if (frame.includes('›')) return frame;
-    if (!sent && frame.includes('fix-login')) {
-      stdin.write('j');
-      sent = true;
-    }
-    if (Date.now() > deadline) throw new Error(`no selected row within 3 s; the last frame was:\n${frame}`);
-    await new Promise((resolve) => setTimeout(resolve, 10));
-  }
+  await frameWhere(lastFrame, (frame) => frame.includes('fix-login'));
+  stdin.write('j');
+  return frameWhere(lastFrame, (frame) => frame.includes('›'));
 }
 
 describe('color in harmflow ui', () => {
   afterEach(() => cleanup());
 
   it('colors the states, the current screen and the selection', async () => {
-    expect(await selectedFrame(colorEnabled({}))).toContain(ANSI);
+    const frame = await selectedFrame(colorEnabled({}));
+    expect(lineWith(frame, '[Executions]')).toContain(ANSI);
+    expect(lineWith(frame, '›')).toContain(ANSI);
+    expect(lineWith(frame, 'fix-login').split('running')[0]).toContain(ANSI);
   });
 
   it('draws no escape sequence under NO_COLOR', async () => {

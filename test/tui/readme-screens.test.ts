@@ -1,7 +1,9 @@
 /**
  * The README shows each view of the terminal UI as captured by its tmux end-to-end test
  * (docs/screens/, rewritten with HARMFLOW_UPDATE_SCREENSHOTS=1): every capture must appear there
- * word for word, in a `text` block, so the README never shows a screen the UI no longer draws.
+ * word for word, in a `text` block, so the README and the captures cannot drift apart. (Whether the
+ * captures still match what the UI draws is on whoever changes the UI: the tmux test checks the
+ * same screens' content on every run, but writes them to docs/screens/ only when asked.)
  */
 import { readdirSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';

@@ -13,7 +13,7 @@
  * The `NO_COLOR` screens are written as text (trailing spaces and blank lines trimmed) to a
  * temporary folder, or with HARMFLOW_UPDATE_SCREENSHOTS=1 to docs/screens/ (the README shows them).
  */
-import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -26,10 +26,7 @@ import { startTerminal, type Terminal, tmuxAvailable } from './tmux.js';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const BIN = join(ROOT, 'bin', 'harmflow.js');
-const SCREENS =
-  process.env.HARMFLOW_UPDATE_SCREENSHOTS === '1'
-    ? fileURLToPath(new URL('../../docs/screens/', import.meta.url))
-    : mkdtempSync(join(tmpdir(), 'harmflow-screens-'));
+const UPDATE_SCREENS = process.env.HARMFLOW_UPDATE_SCREENSHOTS === '1';
 /** A screen from the service can take a scenario's pace, and a list refresh 2 s; 30 s bounds the slowest wait. */
 const LIVE_MS = 30_000;
 const ESCAPE = '\u001B[';
@@ -52,8 +49,14 @@ describe.skipIf(!available)('harmflow ui in tmux', () => {
   const terminals: Terminal[] = [];
   const ids = { notes: '', slow: '', waits: '', ended: '' };
 
+  /** Where the captures go: docs/screens/ when updating them, else a temporary folder removed after. */
+  let screens = '';
+
   beforeAll(async () => {
-    mkdirSync(SCREENS, { recursive: true });
+    screens = UPDATE_SCREENS
+      ? fileURLToPath(new URL('../../docs/screens/', import.meta.url))
+      : mkdtempSync(join(tmpdir(), 'harmflow-screens-'));
+    mkdirSync(screens, { recursive: true });
     service = await startSimulatedService(['--interrupt-budget', '2s', '--close-budget', '5s']);
     bench = service.bench;
     ids.ended = await submit({
@@ -103,6 +106,7 @@ describe.skipIf(!available)('harmflow ui in tmux', () => {
   }, 60_000);
 
   afterAll(async () => {
+    if (!UPDATE_SCREENS && screens !== '') rmSync(screens, { recursive: true, force: true });
     for (const terminal of terminals) await terminal.kill();
     await service?.close();
   });
@@ -141,8 +145,9 @@ describe.skipIf(!available)('harmflow ui in tmux', () => {
 
   /**
    * Keeps a `NO_COLOR` screen as text for the README — no escape sequence on the terminal, no path of
-   * this checkout, none of the bench's temporary folder unless the view cannot help showing it — with
-   * no trailing spaces and no blank lines at the end.
+   * this checkout, none of the bench's temporary folder unless the view cannot help showing it, and
+   * then with its random name as `X`s of the same length (so lines wrap as they did) — with no
+   * trailing spaces and no blank lines at the end.
    */
   async function keep(
     terminal: Terminal,
@@ -154,9 +159,13 @@ describe.skipIf(!available)('harmflow ui in tmux', () => {
     expect(screen).not.toContain(ROOT.replace(/\/$/, ''));
     // A cut path shows only its start: no temporary folder at all.
     if (options.benchPaths !== true) expect(screen).not.toContain(tmpdir());
-    const lines = screen.split('\n').map((line) => line.trimEnd());
+    const placeholder = bench.dir.replace(/[^-/]+$/, (random) => 'X'.repeat(random.length));
+    const lines = screen
+      .replaceAll(bench.dir, placeholder)
+      .split('\n')
+      .map((line) => line.trimEnd());
     while (lines.at(-1) === '') lines.pop();
-    writeFileSync(join(SCREENS, `${name}.txt`), `${lines.join('\n')}\n`);
+    writeFileSync(join(screens, `${name}.txt`), `${lines.join('\n')}\n`);
   }
 
   it('browses the screens, steps to the switch, sends a message, and quits with status 0', {
