@@ -28,3 +28,8 @@ export function gibOption(text: string, option: string): number {
   if (text.trim() === '' || !Number.isFinite(gib) || gib < 0) throw new UsageError(`${option}: not a size: ${text}`);
   return gib * 1024 ** 3;
 }
+
+/** Commander's argument parser of a repeatable option: each value added to the ones before. */
+export function collect(value: string, previous: string[] = []): string[] {
+  return [...previous, value];
+}

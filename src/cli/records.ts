@@ -7,7 +7,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import type { Command } from 'commander';
 import { formatBytes } from '../core/bytes.js';
 import { NotFoundError } from '../core/errors.js';
-import { FINAL_STATES, STATES } from '../core/outcome.js';
+import { LIVE_STATES } from '../core/outcome.js';
 import { followEvents, readEvents } from '../events/log.js';
 import { ExecutionContext } from '../execution/context-schema.js';
 import { type ExecutionDisk, executionDisk } from '../execution/execution-disk.js';
@@ -34,8 +34,7 @@ export function registerRecords(program: Command): void {
     .action(async (options: HomeOption & { all?: boolean }) => {
       const { home, store } = openHome(options.home);
       try {
-        const live = STATES.filter((state) => !FINAL_STATES.has(state));
-        const rows = await store.listExecutions(options.all ? {} : { states: live });
+        const rows = await store.listExecutions(options.all ? {} : { states: LIVE_STATES });
         // A tree that cannot be read (EACCES) has an unknown size: `-`, and no `disk` in JSON.
         const disks = await Promise.all(rows.map((row) => executionDisk(home, row).catch(() => undefined)));
         if (options.json) {

@@ -45,8 +45,8 @@ export interface ClusterLocation {
  * Opens the parts of an API node of the cluster at `where`. Throws UsageError for a malformed URL
  * before connecting, ServiceUnavailableError (one line naming the host) when PostgreSQL does not
  * answer; what opened is closed then. Redis is
- * connected in the background: its errors go to `onError` while ioredis reconnects, and a dispatch
- * made meanwhile fails (503).
+ * connected in the background: its errors go to `onError` while ioredis reconnects; a request
+ * committed meanwhile is answered all the same, and the workers' redispatch sweep dispatches it.
  */
 export async function openClusterNode(where: ClusterLocation, onError: (error: Error) => void): Promise<ClusterNode> {
   const url = checkStoreUrl(where.store);

@@ -24,7 +24,7 @@ import { DEFAULT_DISPATCH_PREFIX, parseQueueUrl } from '../cluster/queue-url.js'
 import { checkStoreUrl } from '../cluster/store-url.js';
 import { UsageError } from '../core/errors.js';
 import { parseModelLimits } from './model-limits.js';
-import { durationOption, gibOption, integerOption } from './option-values.js';
+import { collect, durationOption, gibOption, integerOption } from './option-values.js';
 
 /**
  * 4 workflow chunks at once a queue unless told: the setting DEFAULT_CHUNK_ITEMS
@@ -35,8 +35,6 @@ import { durationOption, gibOption, integerOption } from './option-values.js';
  * one event loop, whatever the cores.
  */
 const DEFAULT_ITEM_CONCURRENCY = 4;
-
-const collect = (value: string, previous: string[] = []): string[] => [...previous, value];
 
 interface WorkerOptions {
   store: string;

@@ -11,6 +11,7 @@ import { UsageError } from '../core/errors.js';
 import type { Json } from '../store/resume-store.js';
 import { approve, type PendingReview, pendingReviews, reject } from '../workflows/review.js';
 import { lineDiff } from './line-diff.js';
+import { collect } from './option-values.js';
 import { moduleOf, type StoreOptions, storeOptions, storePlace, withStore } from './workflow-store.js';
 
 interface ReviewOptions extends StoreOptions {
@@ -22,8 +23,6 @@ interface ReviewOptions extends StoreOptions {
   by?: string;
   json?: boolean;
 }
-
-const collect = (value: string, previous: string[] = []): string[] => [...previous, value];
 
 export function registerReview(workflow: Command): void {
   storeOptions(

@@ -5,6 +5,7 @@ import type { Json, ResumeStore, RunRecord } from '../store/resume-store.js';
 import { loadWorkflowModule, type WorkflowModule } from '../workflows/module.js';
 import { type Plan, planExitCode, planResume } from '../workflows/plan.js';
 import { type RunResult, resumeRun, startRun } from '../workflows/run.js';
+import { collect } from './option-values.js';
 import { registerEffects } from './workflow-effects.js';
 import { formatEvent, formatPlan, formatStatus } from './workflow-format.js';
 import { registerReview } from './workflow-review.js';
@@ -31,8 +32,6 @@ interface Limits {
   maxUsd?: string;
   yes?: boolean;
 }
-
-const collect = (value: string, previous: string[] = []): string[] => [...previous, value];
 
 export function registerWorkflow(program: Command): void {
   const workflow = program.command('workflow').description('resumable multi-step workflows: run, resume, plan, status');

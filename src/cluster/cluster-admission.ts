@@ -52,7 +52,7 @@ export class ClusterAdmission {
   }
 }
 
-/** How a cluster hold reads wherever it is shown: on the API, and in a worker's pause line. */
-export function heldReason(reason: string): string {
+/** How a cluster hold reads on the API. */
+function heldReason(reason: string): string {
   return `the cluster is held by an operator: ${reason}`;
 }

@@ -7,6 +7,7 @@
  */
 import type pg from 'pg';
 import { z } from 'zod';
+import { HoldReason } from '../core/hold-reason.js';
 import { openDurableSchemaPool, type PostgresStoreOptions } from '../store/postgres/schema-pool.js';
 
 /** A hold in place: why, and since when (ISO time). */
@@ -26,7 +27,6 @@ export interface ClusterHold {
   close(): Promise<void>;
 }
 
-const Reason = z.string().trim().min(1).max(500);
 const Row = z.object({ reason: z.string(), since: z.string() });
 
 /**
@@ -52,7 +52,7 @@ class PostgresClusterHold implements ClusterHold {
     await this.#pool.query(
       `INSERT INTO ${this.#table} (scope, reason, held_at) VALUES ('cluster', $1, now())
         ON CONFLICT (scope) DO UPDATE SET reason = excluded.reason, held_at = excluded.held_at`,
-      [Reason.parse(reason)],
+      [HoldReason.parse(reason)],
     );
   }
 

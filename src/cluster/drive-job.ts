@@ -96,7 +96,7 @@ const AFTER_CONTEXT_WRITE: ReadonlySet<EventType> = new Set(['context.written', 
  * `maxStalledCount` (2: BullMQ fails the job at its third loss), so the redispatch sweep, which
  * dispatches it again, hands it to a worker that ends it rather than to a fourth victim.
  */
-export const MAX_CRASHED_IN_ROW = DISPATCH_LOCK.maxStalledCount + 1;
+const MAX_CRASHED_IN_ROW = DISPATCH_LOCK.maxStalledCount + 1;
 
 /** What the handler drives with; owned by the worker process, which closes them after its worker. */
 export interface DriveJobDeps {

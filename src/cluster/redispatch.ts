@@ -3,7 +3,7 @@
  * and nobody to do it. PostgreSQL is the truth and BullMQ only dispatches (dispatch.ts), so a job can
  * be missing while the store says there is work: Redis lost its data (a restart without persistence,
  * a failover, a flush), or an API node committed a turn or a command and then failed to dispatch it
- * (it answered 503, "carried out at the execution's next dispatch"). Every worker runs the sweep
+ * (it answers once committed all the same: a retry would duplicate the request). Every worker runs the sweep
  * periodically (`startRedispatching`); it is that next dispatch.
  *
  * An execution needs a worker when it is in a live state (not in FINAL_STATES, core/outcome.ts) — but
@@ -32,7 +32,7 @@
 import type pg from 'pg';
 import { z } from 'zod';
 import { isExecutionId } from '../core/ids.js';
-import { type ExecutionState, FINAL_STATES, STATES } from '../core/outcome.js';
+import { type ExecutionState, LIVE_STATES } from '../core/outcome.js';
 import { openSchemaPool, type PostgresStoreOptions } from '../store/postgres/schema-pool.js';
 import { type DispatchQueue, dispatchExecution } from './dispatch.js';
 
@@ -58,10 +58,9 @@ export const REDISPATCH_BATCH = 500;
  * nothing) or active (however many sweeps meet it, one job is added, once, when it finishes: see
  * above).
  */
-export const REDISPATCH_EVERY_MS = 30_000;
+const REDISPATCH_EVERY_MS = 30_000;
 
 /** The states an execution leaves: it may need a worker whatever its inbox holds. */
-const LIVE_STATES: readonly ExecutionState[] = STATES.filter((state) => !FINAL_STATES.has(state));
 
 /** The state an execution is created in, before its first turn is enqueued. */
 const CREATED_STATE: ExecutionState = 'queued';

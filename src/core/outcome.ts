@@ -28,6 +28,9 @@ export type ExecutionState = z.infer<typeof ExecutionState>;
 /** The states an execution never leaves. */
 export const FINAL_STATES: ReadonlySet<ExecutionState> = new Set(['succeeded', 'failed', 'canceled', 'timed_out']);
 
+/** The states an execution is still open in (queued, running, waiting): every state not final. */
+export const LIVE_STATES: readonly ExecutionState[] = STATES.filter((state) => !FINAL_STATES.has(state));
+
 /** The harnesses HarmFlow drives. `sim` is not one of them: it plays one of these. */
 export const HARNESS_NAMES = ['claude-code', 'codex', 'gemini', 'opencode'] as const;
 export const HarnessName = z.enum(HARNESS_NAMES);

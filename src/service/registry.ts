@@ -9,7 +9,7 @@ import { existsSync } from 'node:fs';
 import { closeWithin } from '../core/close-budget.js';
 import { ConflictError, NotFoundError, ServiceUnavailableError } from '../core/errors.js';
 import type { HomePaths } from '../core/home.js';
-import { FINAL_STATES, STATES } from '../core/outcome.js';
+import { FINAL_STATES, LIVE_STATES } from '../core/outcome.js';
 import { type Task, taskFromStore } from '../core/task.js';
 import { readEvents } from '../events/log.js';
 import type { SwitchRequest } from '../execution/control.js';
@@ -30,8 +30,6 @@ import { DurableQueue } from './queue.js';
  * harness CLIs exit within a second of SIGINT in the harness notes' runs.
  */
 export const DEFAULT_CLOSE_BUDGET_MS = 30_000;
-
-const LIVE_STATES = STATES.filter((state) => !FINAL_STATES.has(state));
 
 export interface RegistryOptions {
   readonly home: HomePaths;

@@ -8,10 +8,11 @@
 import { Hono } from 'hono';
 import { z } from 'zod';
 import { UsageError } from '../../core/errors.js';
+import { HoldReason } from '../../core/hold-reason.js';
 import { describeIssue } from '../../core/task-file.js';
 import { jsonBody } from './executions.js';
 
-const HoldBody = z.strictObject({ reason: z.string().trim().min(1).max(500) });
+const HoldBody = z.strictObject({ reason: HoldReason });
 
 /**
  * What the routes ask of admission: the service's Admission (src/service/admission.ts), or cluster

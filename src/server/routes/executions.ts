@@ -15,7 +15,7 @@ import { type Context, Hono } from 'hono';
 import { z } from 'zod';
 import { ConflictError, NotFoundError, TaskFileError, UsageError } from '../../core/errors.js';
 import type { HomePaths } from '../../core/home.js';
-import { type ExecutionState, FINAL_STATES, HarnessName, STATES } from '../../core/outcome.js';
+import { type ExecutionState, FINAL_STATES, HarnessName, LIVE_STATES, STATES } from '../../core/outcome.js';
 import { isRepositoryUrl } from '../../core/repository-url.js';
 import { resolveTask, type Task, TaskFile } from '../../core/task.js';
 import { describeIssue } from '../../core/task-file.js';
@@ -29,7 +29,6 @@ import { checkpointRef } from '../../workspace/checkpoint.js';
 import { diskOf } from './disk.js';
 
 const ENDED: readonly ExecutionState[] = STATES.filter((state) => FINAL_STATES.has(state));
-const LIVE: readonly ExecutionState[] = STATES.filter((state) => !FINAL_STATES.has(state));
 
 /** What `include` may ask for, comma-separated: `attempts`, `waits`, `disk`. */
 const Include = z.enum(['attempts', 'waits', 'disk']);
@@ -140,7 +139,7 @@ export function executionRoutes({ home, store, registry, diskSizes, cluster }: E
     if (!query.success) throw new UsageError(`bad query: ${z.prettifyError(query.error).replace(/\n/g, ' ')}`);
     const { state, include } = query.data;
     const executions = await store.listExecutions(
-      state === undefined ? {} : { states: state === 'live' ? LIVE : ENDED },
+      state === undefined ? {} : { states: state === 'live' ? LIVE_STATES : ENDED },
     );
     if (include === undefined) return c.json({ executions });
     return c.json({
