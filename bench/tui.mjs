@@ -26,10 +26,9 @@ import { createClient } from '../dist/cli/client.js';
 import { App } from '../dist/tui/app.js';
 import { clientSource } from '../dist/tui/source.js';
 import { machine } from './machine.mjs';
+import { option } from './options.mjs';
 import { round, summary } from './stats.mjs';
 
-const option = (name, fallback) =>
-  process.argv.includes(name) ? Number(process.argv[process.argv.indexOf(name) + 1]) : fallback;
 const LINES = option('--lines', 20_000);
 const PRESSES = option('--presses', 30);
 const TOKEN = 'bench-token-0123456789';
@@ -71,6 +70,7 @@ try {
     `${JSON.stringify(
       {
         benchmark: 'tui',
+        date: new Date().toISOString(),
         machine: { ...machine(), loadAvg1m: round(loadavg()[0]) },
         lines: LINES,
         records: baseline.records,
