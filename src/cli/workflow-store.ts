@@ -107,22 +107,25 @@ export function storePlace(options: ClusterOptions, cluster = false): StorePlace
 }
 
 /** Runs `work` with the resume store of the place open: the state directory's, or the cluster's. */
-export async function withStore<T>(place: StorePlace, work: (store: ResumeStore) => Promise<T>): Promise<T> {
-  const store = await openResumeStore(place);
-  try {
-    return await work(store);
-  } finally {
-    await store.close();
-  }
+export function withStore<T>(place: StorePlace, work: (store: ResumeStore) => Promise<T>): Promise<T> {
+  return withOpen(openResumeStore(place), work);
 }
 
 /** Runs `work` with the effects ledger of the place open, as a holder of its own. */
-export async function withLedger<T>(place: StorePlace, work: (ledger: EffectLedger) => Promise<T>): Promise<T> {
-  const ledger = await openLedger(place);
+export function withLedger<T>(place: StorePlace, work: (ledger: EffectLedger) => Promise<T>): Promise<T> {
+  return withOpen(openLedger(place), work);
+}
+
+/** Runs `work` with what `opening` opens, and closes it however `work` ends. */
+async function withOpen<Open extends { close(): Promise<void> }, T>(
+  opening: Promise<Open>,
+  work: (open: Open) => Promise<T>,
+): Promise<T> {
+  const open = await opening;
   try {
-    return await work(ledger);
+    return await work(open);
   } finally {
-    await ledger.close();
+    await open.close();
   }
 }
 
@@ -180,26 +183,37 @@ export async function moduleOf(store: ResumeStore, id: string, file: string | un
   return loadWorkflowModule(path);
 }
 
-async function openResumeStore(place: StorePlace): Promise<ResumeStore> {
-  const { postgres } = place;
-  if (postgres === undefined) {
-    const paths = harmflowHome(place.home);
-    mkdirSync(paths.root, { recursive: true });
-    return openSqliteResumeStore(paths.database);
-  }
-  const { openPostgresResumeStore } = await import('../store/postgres/resume-store.js');
-  return reachStore(postgres.url, () => openPostgresResumeStore(postgres.url, { schema: postgres.schema }));
+function openResumeStore(place: StorePlace): Promise<ResumeStore> {
+  return openAt(place, openSqliteResumeStore, async (url, schema) => {
+    const { openPostgresResumeStore } = await import('../store/postgres/resume-store.js');
+    return openPostgresResumeStore(url, { schema });
+  });
 }
 
-async function openLedger(place: StorePlace): Promise<EffectLedger> {
-  const { postgres } = place;
-  if (postgres === undefined) {
+function openLedger(place: StorePlace): Promise<EffectLedger> {
+  return openAt(place, openSqliteEffectLedger, async (url, schema) => {
+    const { openPostgresEffectLedger } = await import('../store/postgres/effect-ledger.js');
+    return openPostgresEffectLedger(url, { schema });
+  });
+}
+
+/**
+ * Opens a table set of the place: in the state directory's database (made when missing), or in the
+ * cluster's PostgreSQL once it answers (`reachStore`: exit 8 when it does not). The PostgreSQL
+ * module is loaded only then.
+ */
+async function openAt<T>(
+  place: StorePlace,
+  sqlite: (database: string) => T,
+  postgres: (url: string, schema: string) => Promise<T>,
+): Promise<T> {
+  const cluster = place.postgres;
+  if (cluster === undefined) {
     const paths = harmflowHome(place.home);
     mkdirSync(paths.root, { recursive: true });
-    return openSqliteEffectLedger(paths.database);
+    return sqlite(paths.database);
   }
-  const { openPostgresEffectLedger } = await import('../store/postgres/effect-ledger.js');
-  return reachStore(postgres.url, () => openPostgresEffectLedger(postgres.url, { schema: postgres.schema }));
+  return reachStore(cluster.url, () => postgres(cluster.url, cluster.schema));
 }
 
 /** The cluster executor of the workflow file, once the queue's Redis answers (exit 8 when it does not). */
