@@ -2,15 +2,18 @@
  * `harmflow submit TASK` — hands a task file to the running service and returns at once with the
  * execution's id. The file is loaded and validated here exactly as `run` loads it (same messages,
  * exit 3, nothing sent); the service has no folder to resolve relative paths against, so the task
- * goes over the wire with `repo` and every `simulate` made absolute. The service checks the rest
+ * goes over the wire with `repo` and every `simulate` made absolute, and with the user's git identity
+ * in each link's `env` where the link gives none (`withUserGitIdentity`). The service checks the rest
  * (repository, installed harnesses) on its own machine.
  */
-import { readFileSync } from 'node:fs';
+import { readFileSync, statSync } from 'node:fs';
 import type { Command } from 'commander';
 import { parse } from 'yaml';
 import { TaskFileError } from '../core/errors.js';
-import { TaskFile } from '../core/task.js';
+import { isRepositoryUrl } from '../core/repository-url.js';
+import { type GitIdentity, TaskFile } from '../core/task.js';
 import { loadTaskFile } from '../core/task-file.js';
+import { GIT_IDENTITY_VARIABLES, gitIdentityEnv, resolveGitIdentity, userGitEnv } from '../workspace/git-identity.js';
 import { connect, HOME_HELP } from './client.js';
 
 /**
@@ -43,10 +46,46 @@ export function registerSubmit(program: Command): void {
     .option('--json', 'print the execution record as JSON')
     .option('--home <dir>', HOME_HELP)
     .action(async (taskPath: string, options: { json?: boolean; home?: string }) => {
-      const task = taskForService(taskPath); // before the token: a bad file is exit 3 with or without one
+      const file = taskForService(taskPath); // before the token: a bad file is exit 3 with or without one
+      const identity = await userGitIdentity(file.repo, process.env);
+      const task = identity === undefined ? file : withUserGitIdentity(file, identity);
       const execution = await connect(options).submit(task);
       process.stdout.write(
         options.json ? `${JSON.stringify(execution, null, 2)}\n` : `${execution.id} ${execution.state}\n`,
       );
     });
+}
+
+/**
+ * The identity `git commit` has for the user here: `git var` with their environment, in the task's
+ * repository when it is a folder on this machine (its own config counts), else in the current
+ * folder. Undefined when git knows none: the task goes as written, and the service says what is
+ * missing.
+ */
+export async function userGitIdentity(repo: string, hostEnv: NodeJS.ProcessEnv): Promise<GitIdentity | undefined> {
+  const local = !isRepositoryUrl(repo) && statSync(repo, { throwIfNoEntry: false })?.isDirectory() === true;
+  const resolution = await resolveGitIdentity(local ? repo : process.cwd(), userGitEnv(hostEnv));
+  return resolution.ok ? resolution.identity : undefined;
+}
+
+/**
+ * `file` with `identity` in each link's `env`, for each of the four GIT_* variables the link gives
+ * neither in `env` nor by `passEnv` (its own choice wins; an `EMAIL` it gives keeps both emails its
+ * own). A cluster's workers run each harness with nothing of the user's git config in sight, so the
+ * identity travels with the task (docs/cluster.md); a single-machine service takes it the same way.
+ */
+export function withUserGitIdentity(file: TaskFile, identity: GitIdentity): TaskFile {
+  const values = gitIdentityEnv(identity);
+  const fill = (spec: TaskFile['harness']): TaskFile['harness'] => {
+    const link = typeof spec === 'string' ? { harness: spec } : spec;
+    const given = new Set([...Object.keys(link.env ?? {}), ...(link.passEnv ?? [])]);
+    const added: Record<string, string> = {};
+    for (const name of GIT_IDENTITY_VARIABLES) {
+      if (given.has(name) || (given.has('EMAIL') && name.endsWith('_EMAIL'))) continue;
+      added[name] = values[name] ?? '';
+    }
+    if (Object.keys(added).length === 0) return spec;
+    return { ...link, env: { ...added, ...link.env } };
+  };
+  return { ...file, harness: fill(file.harness), fallbacks: file.fallbacks.map(fill) };
 }

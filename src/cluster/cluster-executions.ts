@@ -6,7 +6,8 @@
  * inbox's notification. Any number of API nodes may run it at once: every write it makes is one the
  * inbox and the dispatch queue already make safe under concurrency. It keeps no state of its own.
  *
- * What is checked here and what on the worker: the task's shape (by the route), its repository (a URL
+ * What is checked here and what on the worker: the task's shape (by the route), its git identity
+ * (`clusterGitIdentity`), its repository (a URL
  * or an absolute path) and base ref (resolved with `git ls-remote`) here; whether its harness CLIs
  * are installed only on the worker, which has them (an API node need not): a missing one fails the
  * attempt there, as on one machine. A switch's harness likewise. The state checks (409) read the
@@ -17,9 +18,9 @@
  * The API node appends nothing to an execution's event log: the worker that holds it writes the log
  * (and its mirror). A message shows on the timeline when the worker starts its turn.
  */
-import { ConflictError, describeError, NotFoundError, ServiceUnavailableError } from '../core/errors.js';
+import { ConflictError, describeError, NotFoundError, ServiceUnavailableError, TaskFileError } from '../core/errors.js';
 import { FINAL_STATES } from '../core/outcome.js';
-import type { Task } from '../core/task.js';
+import { type GitIdentity, type HarnessSpec, linkLabel, type Task, withGitIdentity } from '../core/task.js';
 import type { SwitchRequest } from '../execution/control.js';
 import type { ExecutionService, SentMessage } from '../service/execution-service.js';
 import type { ExecutionRecord, Store } from '../store/store.js';
@@ -54,15 +55,17 @@ export class ClusterExecutions implements ExecutionService {
   /**
    * Creates the execution's rows (`queued`, no workspace yet), enqueues its prompt as turn `t1` and
    * dispatches it, in that order: a worker never finds a dispatched execution without its first turn.
-   * Throws RepositoryError (400) for a repository that is not a URL or absolute path, cannot be
+   * Throws TaskFileError (400) for a link that gives no git identity (`clusterGitIdentity`), and
+   * RepositoryError (400) for a repository that is not a URL or absolute path, cannot be
    * reached, or lacks the base ref; nothing is created then. When the first turn cannot be enqueued
    * after the rows exist, the execution is marked `failed` with the reason as its message (when it is
    * still `queued`), so that the user sees it ended rather than queued with nothing to run, and
    * ServiceUnavailableError (503) names it: submit again. Once the turn is enqueued the execution is
    * accepted: a failed dispatch is reported to `onDispatchError`, and the sweep dispatches it.
    */
-  async submit(task: Task): Promise<ExecutionRecord> {
+  async submit(submitted: Task): Promise<ExecutionRecord> {
     const { store, inbox } = this.#options;
+    const task = clusterGitIdentity(submitted);
     const created = await createClusterExecution(task, store);
     try {
       await inbox.enqueueTurn(created.id, task.prompt);
@@ -163,4 +166,52 @@ export class ClusterExecutions implements ExecutionService {
     if (record === undefined) throw new NotFoundError(`no execution ${id}`);
     return record;
   }
+}
+
+/**
+ * `task` with the git identity its commits carry on a cluster, or TaskFileError when a link gives
+ * none. A worker runs each harness with a private HOME, and the API node has neither the workspace
+ * nor the workers' git config, so the identity must travel with the task: every link's `env` gives
+ * GIT_AUTHOR_NAME and GIT_AUTHOR_EMAIL (`passEnv` would read the worker's environment, which nothing
+ * here can check). Each link's GIT_COMMITTER_NAME and GIT_COMMITTER_EMAIL, when it gives none,
+ * default to its author; Task.gitIdentity is the primary link's, for a link added by a switch by
+ * hand that copies none. Pure. `harmflow submit` fills the user's own identity into each link's
+ * `env` (cli/submit.ts), so a task submitted with it passes.
+ */
+export function clusterGitIdentity(task: Task): Task {
+  const missing = task.chain.flatMap((link, index) =>
+    nonEmpty(link.env.GIT_AUTHOR_NAME) && nonEmpty(link.env.GIT_AUTHOR_EMAIL) ? [] : [linkLabel(task.chain, index)],
+  );
+  if (missing.length > 0) {
+    throw new TaskFileError(
+      `no git identity for the agent's commits: on a cluster each harness's env must give GIT_AUTHOR_NAME and GIT_AUTHOR_EMAIL (GIT_COMMITTER_NAME and GIT_COMMITTER_EMAIL default to them), and ${missing.join(' and ')} ${missing.length === 1 ? 'does' : 'do'} not: add them, or submit with \`harmflow submit\`, which adds the identity your git config gives (git config --global user.name "Your Name" && git config --global user.email "you@example.com")`,
+    );
+  }
+  const chain = task.chain.map((link): HarnessSpec => {
+    const { authorName, authorEmail } = authorOf(link);
+    return {
+      ...link,
+      env: {
+        ...link.env,
+        GIT_COMMITTER_NAME: nonEmpty(link.env.GIT_COMMITTER_NAME) ? link.env.GIT_COMMITTER_NAME : authorName,
+        GIT_COMMITTER_EMAIL: nonEmpty(link.env.GIT_COMMITTER_EMAIL) ? link.env.GIT_COMMITTER_EMAIL : authorEmail,
+      },
+    };
+  });
+  const [primary] = chain;
+  if (primary === undefined) return task;
+  const identity: GitIdentity = {
+    ...authorOf(primary),
+    committerName: primary.env.GIT_COMMITTER_NAME ?? '',
+    committerEmail: primary.env.GIT_COMMITTER_EMAIL ?? '',
+  };
+  return withGitIdentity({ ...task, chain }, identity);
+}
+
+function authorOf(link: HarnessSpec): { authorName: string; authorEmail: string } {
+  return { authorName: link.env.GIT_AUTHOR_NAME ?? '', authorEmail: link.env.GIT_AUTHOR_EMAIL ?? '' };
+}
+
+function nonEmpty(value: string | undefined): value is string {
+  return value !== undefined && value.trim() !== '';
 }

@@ -111,6 +111,19 @@ export type TaskFile = z.infer<typeof TaskFile>;
 /** A task file as written, before defaults: what a client may send. */
 export type TaskFileInput = z.input<typeof TaskFile>;
 
+/**
+ * Who the agent's commits are by: the four values git reads from GIT_AUTHOR_NAME, GIT_AUTHOR_EMAIL,
+ * GIT_COMMITTER_NAME and GIT_COMMITTER_EMAIL. Resolved when the task is submitted, never written in
+ * a task file (docs/task-file.md, "Git identity").
+ */
+export const GitIdentity = z.object({
+  authorName: z.string(),
+  authorEmail: z.string(),
+  committerName: z.string(),
+  committerEmail: z.string(),
+});
+export type GitIdentity = Readonly<z.infer<typeof GitIdentity>>;
+
 /** One link of the chain, normalized; paths are absolute. */
 export interface HarnessSpec {
   readonly harness: HarnessName;
@@ -150,6 +163,17 @@ export interface Task {
   readonly switchAtUtilization?: number;
   /** Whether switches asked by hand count against `maxSwitches`. */
   readonly countManualSwitches: boolean;
+  /**
+   * The git identity every harness process gets as GIT_AUTHOR_NAME, GIT_AUTHOR_EMAIL,
+   * GIT_COMMITTER_NAME and GIT_COMMITTER_EMAIL, under what its link's own `env`/`passEnv` set (the
+   * link wins). A harness runs with a private HOME, so the user's git config is out of its sight:
+   * without this its commits fail (`Author identity unknown`). It belongs to the task, not to a
+   * link, so a link added by a switch by hand gets it too. Set at submit (`withGitIdentity`):
+   * locally the identity `git commit` has in the user's terminal (execution/preflight.ts), on a
+   * cluster the primary link's own (cluster/cluster-executions.ts). Absent on a task just read from
+   * its file, and on tasks stored before it existed.
+   */
+  readonly gitIdentity?: GitIdentity;
 }
 
 /** Normalizes a validated task file; `resolvePath` makes file-relative paths absolute. */
@@ -219,7 +243,19 @@ export const StoredTask = z.object({
   quotaCoolDownMs: z.number().min(0).optional(),
   switchAtUtilization: z.number().gt(0).max(1).optional(),
   countManualSwitches: z.boolean().optional(),
+  /** Absent in tasks stored before issue 20: their harnesses get only what their links' env give. */
+  gitIdentity: GitIdentity.optional(),
 });
+
+/** Link `index` of `chain` as the user knows it: `codex (the primary harness)`, `claude-code (fallback 2)`. */
+export function linkLabel(chain: readonly HarnessSpec[], index: number): string {
+  return `${chain[index]?.harness} (${index === 0 ? 'the primary harness' : `fallback ${index}`})`;
+}
+
+/** `task` with the git identity its harnesses' commits carry (Task.gitIdentity). */
+export function withGitIdentity(task: Task, gitIdentity: GitIdentity): Task {
+  return { ...task, gitIdentity };
+}
 
 /** The store's JSON form of a task. */
 export function storedTask(task: Task): Record<string, unknown> {
@@ -258,5 +294,6 @@ export function taskFromStore(definition: unknown): Task {
     quotaCoolDownMs: stored.quotaCoolDownMs ?? DEFAULT_QUOTA_COOL_DOWN_MS,
     ...(stored.switchAtUtilization !== undefined && { switchAtUtilization: stored.switchAtUtilization }),
     countManualSwitches: stored.countManualSwitches ?? false,
+    ...(stored.gitIdentity !== undefined && { gitIdentity: stored.gitIdentity }),
   };
 }

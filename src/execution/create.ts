@@ -9,7 +9,7 @@ import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import type { HomePaths } from '../core/home.js';
 import { newExecutionId } from '../core/ids.js';
-import { storedTask, type Task } from '../core/task.js';
+import { storedTask, type Task, withGitIdentity } from '../core/task.js';
 import type { ExecutionRecord, Store, TaskRecord } from '../store/store.js';
 import { createWorktree } from '../workspace/worktree.js';
 import { claimOwnership } from './owner-file.js';
@@ -40,7 +40,7 @@ export async function createExecution(
   mkdirSync(dirname(worktree), { recursive: true });
   await createWorktree({ repoRoot: checked.repoRoot, baseSha: checked.baseSha, branch, path: worktree });
 
-  const records = executionRecordOf(task, {
+  const records = executionRecordOf(withGitIdentity(task, checked.gitIdentity), {
     id,
     repo: checked.repoRoot,
     baseSha: checked.baseSha,

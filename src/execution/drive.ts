@@ -302,6 +302,7 @@ export async function drive(input: DriveInput, options: DriveOptions): Promise<D
           interruptBudgetMs: options.interruptBudgetMs,
           path: options.path,
           hostEnv: options.hostEnv,
+          ...(task.gitIdentity !== undefined && { gitIdentity: task.gitIdentity }),
           recorder,
           observer,
           ...(attemptGates !== undefined && { gates: attemptGates }),

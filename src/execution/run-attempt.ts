@@ -8,7 +8,7 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { TaskFileError } from '../core/errors.js';
 import { isSimulatedHarness, SIMULATED_HARNESSES } from '../core/outcome.js';
-import type { HarnessSpec } from '../core/task.js';
+import type { GitIdentity, HarnessSpec } from '../core/task.js';
 import type { HarnessEvent } from '../events/schema.js';
 import type { AttemptGates } from '../gates/attempt-file.js';
 import { gateArgv, gateShellCommand } from '../gates/command.js';
@@ -17,6 +17,7 @@ import type { Classification, HarnessAdapter } from '../harnesses/adapter.js';
 import { harnessTimeZone } from '../harnesses/wall-time.js';
 import { type InterruptSignal, spawnProcess } from '../proc/spawn.js';
 import { simulatedCommand } from '../simulators/launch.js';
+import { gitIdentityEnv } from '../workspace/git-identity.js';
 import type { AttemptObserver } from './attempt-observer.js';
 import { type ExecutionControl, switchAskedMessage } from './control.js';
 import { GateRecordRelay } from './gate-relay.js';
@@ -44,6 +45,11 @@ export interface AttemptInput {
   readonly path: string;
   /** The host environment, read only for the names a task passes through. */
   readonly hostEnv: NodeJS.ProcessEnv;
+  /**
+   * The task's git identity (Task.gitIdentity): the harness gets it as the four GIT_* variables,
+   * under what the link's own `env`/`passEnv` set. Absent for a task stored without one.
+   */
+  readonly gitIdentity?: GitIdentity;
   /** Cancels the execution: the turn is interrupted with SIGINT and ends `canceled`. */
   readonly signal?: AbortSignal;
   /**
@@ -200,8 +206,10 @@ function harnessCommand(input: AttemptInput, homeDir: string) {
     if (value !== undefined) taskEnv[name] = value;
   }
   Object.assign(taskEnv, input.spec.env);
-  // Always a TZ, so the zone the CLI writes wall times in is the one classify reads them in.
-  const env = { TZ: harnessTimeZone(taskEnv), ...taskEnv };
+  // Always a TZ, so the zone the CLI writes wall times in is the one classify reads them in; the
+  // task's git identity under the link's own, since the private HOME hides the user's git config.
+  const identity = input.gitIdentity === undefined ? {} : gitIdentityEnv(input.gitIdentity);
+  const env = { ...identity, TZ: harnessTimeZone(taskEnv), ...taskEnv };
   let command = input.adapter.command({
     prompt: input.prompt,
     cwd: input.worktree,

@@ -63,7 +63,7 @@ export class Registry implements ExecutionService {
     if (refusal !== undefined) throw new ServiceUnavailableError(`admission is held: ${refusal}`);
     const { home, store } = this.#options;
     const engine = this.#options.engine ?? {};
-    const checked = await preflight(task, harnessPath(engine.extraPath, engine.hostEnv));
+    const checked = await preflight(task, harnessPath(engine.extraPath, engine.hostEnv), engine.hostEnv);
     this.#refuseWhenStopping();
     const created = await createExecution(task, checked, home, store, 'queued');
     this.#adopt(created.id, DurableQueue.create(home.queueFile(created.id), task.prompt));

@@ -16,7 +16,7 @@ const LOCAL_TIMEOUT_MS = 60_000;
  * Variables that point git at another repository, index or object store than the cwd's (they are
  * set inside git hooks, for instance). HarmFlow addresses every repository by cwd, so they go.
  */
-const REDIRECTING_VARIABLES = [
+export const REDIRECTING_VARIABLES = [
   'GIT_DIR',
   'GIT_WORK_TREE',
   'GIT_INDEX_FILE',

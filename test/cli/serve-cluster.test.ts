@@ -15,7 +15,7 @@ import { openPostgresStore } from '../../src/store/postgres/postgres-store.js';
 import { AUTH, BIN, submitTask, TOKEN, testClusters } from '../cluster/cluster-processes.js';
 import { waitFor } from '../cluster/fixture.js';
 import { REDIS_AVAILABLE, TEST_REDIS } from '../cluster/redis.js';
-import { newRemote } from '../cluster/workspace-fixture.js';
+import { CLUSTER_IDENTITY, newRemote } from '../cluster/workspace-fixture.js';
 import { simulated } from '../execution/fixture.js';
 import { type SseFrame, sseFrames } from '../server/sse-client.js';
 import { POSTGRES_AVAILABLE, TEST_POSTGRES_URL } from '../store/postgres.js';
@@ -52,7 +52,13 @@ describe('harmflow serve in cluster mode', () => {
 
       const { remote } = await newRemote();
       const body = JSON.stringify({
-        task: { name: 'fix', repo: remote, baseRef: 'main', prompt: 'Fix it.', harness: 'codex' },
+        task: {
+          name: 'fix',
+          repo: remote,
+          baseRef: 'main',
+          prompt: 'Fix it.',
+          harness: { harness: 'codex', env: CLUSTER_IDENTITY },
+        },
       });
       expect((await fetch(`${url}/api/executions`, { method: 'POST', body })).status).toBe(401);
       const response = await fetch(`${url}/api/executions`, {
@@ -118,7 +124,7 @@ describe('harmflow serve in cluster mode', () => {
         repo: `file://${remote}`,
         baseRef: 'main',
         prompt: 'hi',
-        harness: simulated('codex', scenario),
+        harness: { ...simulated('codex', scenario), env: CLUSTER_IDENTITY },
       };
       const execution = { id: await submitTask(url1, task) };
 

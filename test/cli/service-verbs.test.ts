@@ -46,6 +46,12 @@ function harmflow(args: string[], env: Record<string, string | undefined> = {}, 
     HARMFLOW_HOME: home,
     HARMFLOW_URL: fake.url,
     HARMFLOW_TOKEN: TOKEN,
+    // No git identity for `submit` to fill in (test/cli/submit-identity.test.ts has that): no HOME,
+    // no system config, and git told not to guess one from this machine's name.
+    GIT_CONFIG_NOSYSTEM: '1',
+    GIT_CONFIG_COUNT: '1',
+    GIT_CONFIG_KEY_0: 'user.useConfigOnly',
+    GIT_CONFIG_VALUE_0: 'true',
     ...env,
   };
   const child = spawn(process.execPath, [BIN, ...args], {

@@ -22,7 +22,7 @@ import { POSTGRES_AVAILABLE, TEST_POSTGRES_URL } from '../store/postgres.js';
 import { AUTH, submitTask, testClusters } from './cluster-processes.js';
 import { waitFor } from './fixture.js';
 import { REDIS_AVAILABLE } from './redis.js';
-import { newRemote } from './workspace-fixture.js';
+import { CLUSTER_IDENTITY, newRemote } from './workspace-fixture.js';
 
 describe.runIf(POSTGRES_AVAILABLE && REDIS_AVAILABLE)('a cluster of two workers and two API nodes', () => {
   const clusters = testClusters();
@@ -56,7 +56,7 @@ describe.runIf(POSTGRES_AVAILABLE && REDIS_AVAILABLE)('a cluster of two workers 
         repo: `file://${remote}`,
         baseRef: 'main',
         prompt: 'Add b.',
-        harness: simulated('codex', scenario),
+        harness: { ...simulated('codex', scenario), env: CLUSTER_IDENTITY },
       };
       const id = await submitTask(url1, task);
 

@@ -28,9 +28,19 @@ export async function newRemote(): Promise<{ readonly remote: string; readonly w
   return { remote, work, main };
 }
 
-/** A task on `repo` at `baseRef`, with a 10 min timeout. */
+/** The git identity a cluster task's links give in their env (an API node refuses a link without one). */
+export const CLUSTER_IDENTITY = { GIT_AUTHOR_NAME: 'Cluster Test', GIT_AUTHOR_EMAIL: 'cluster@harmflow.invalid' };
+
+/** A task on `repo` at `baseRef`, with a 10 min timeout, its one link giving the git identity. */
 export function clusterTask(repo: string, baseRef = 'HEAD'): Task {
-  const file = TaskFile.parse({ name: 'fix', repo, baseRef, prompt: 'fix it', harness: 'codex', timeout: '10m' });
+  const file = TaskFile.parse({
+    name: 'fix',
+    repo,
+    baseRef,
+    prompt: 'fix it',
+    harness: { harness: 'codex', env: CLUSTER_IDENTITY },
+    timeout: '10m',
+  });
   return resolveTask(file, (path) => path);
 }
 

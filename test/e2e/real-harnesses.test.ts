@@ -92,7 +92,9 @@ function task(harness: Record<string, unknown>, fallbacks: Record<string, unknow
   return bench.task({ harness, fallbacks, timeout: '3m' });
 }
 
-const run = (t: ReturnType<typeof task>) => bench.run(t, { hostEnv: { ...process.env, PATH: REAL_PATH } });
+// The links pass the git identity through (passEnv): the host gives it.
+const run = (t: ReturnType<typeof task>) =>
+  bench.run(t, { hostEnv: { ...process.env, ...GIT_IDENTITY, PATH: REAL_PATH } });
 
 function requestsOf(script: string) {
   return api.requests.filter((request) => request.script === script);

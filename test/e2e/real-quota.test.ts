@@ -12,7 +12,7 @@ import { readEvents } from '../../src/events/log.js';
 import type { EventRecord } from '../../src/events/schema.js';
 import type { EngineOptions } from '../../src/execution/engine.js';
 import { type ModelApi, startModelApi } from '../../src/simulators/model-api/server.js';
-import { type Bench, makeBench } from '../execution/fixture.js';
+import { type Bench, GIT_IDENTITY, makeBench } from '../execution/fixture.js';
 import { HandClock } from '../execution/hand-clock.js';
 import { REAL_PATH, realHarnessesAvailable, realLink } from './real-harnesses.js';
 
@@ -54,7 +54,7 @@ function link(harness: HarnessName, script: string): Record<string, unknown> {
 
 function run(fields: Record<string, unknown>, options: Partial<EngineOptions>) {
   return bench.run(bench.task({ timeout: '3m', ...fields }), {
-    hostEnv: { ...process.env, PATH: REAL_PATH },
+    hostEnv: { ...process.env, ...GIT_IDENTITY, PATH: REAL_PATH }, // realLink passes the git identity through
     ...options,
   });
 }

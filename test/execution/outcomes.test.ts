@@ -9,7 +9,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { Outcome } from '../../src/core/outcome.js';
 import { readEvents } from '../../src/events/log.js';
 import { ExecutionControl } from '../../src/execution/control.js';
-import { type Bench, git, makeBench, simulated } from './fixture.js';
+import { type Bench, GIT_IDENTITY, git, makeBench, simulated } from './fixture.js';
 
 const FIXTURES = fileURLToPath(new URL('../fixtures/', import.meta.url));
 
@@ -62,7 +62,7 @@ describe('a real harness on PATH', () => {
     writeFileSync(claude, `#!/bin/sh\ncat '${join(FIXTURES, 'claude-code', 'max-turns.jsonl')}'\nexit 1\n`);
     chmodSync(claude, 0o755);
     const result = await bench.run(bench.task({ harness: 'claude-code' }), {
-      hostEnv: { PATH: `${bin}:${process.env.PATH}` },
+      hostEnv: { PATH: `${bin}:${process.env.PATH}`, ...GIT_IDENTITY },
     });
     expect(result.attempts.map((a) => [a.outcome, a.simulated])).toEqual([['failed', false]]);
     expect(result.attempts[0]?.message).toContain('Reached maximum number of turns');

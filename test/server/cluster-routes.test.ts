@@ -17,6 +17,7 @@ import { ServiceUnavailableError } from '../../src/core/errors.js';
 import { harmflowHome } from '../../src/core/home.js';
 import { newExecutionId } from '../../src/core/ids.js';
 import type { ExecutionState } from '../../src/core/outcome.js';
+import { taskFromStore } from '../../src/core/task.js';
 import { type EventMirror, openEventMirror } from '../../src/events/mirror/event-mirror.js';
 import { type MirrorLookup, openMirrorLookup } from '../../src/events/mirror/latest-record.js';
 import { createApp } from '../../src/server/app.js';
@@ -24,10 +25,13 @@ import { openPostgresStore } from '../../src/store/postgres/postgres-store.js';
 import type { Store } from '../../src/store/store.js';
 import { type Cluster, clusters } from '../cluster/fixture.js';
 import { REDIS_AVAILABLE, TEST_REDIS } from '../cluster/redis.js';
-import { clusterTask, newRemote } from '../cluster/workspace-fixture.js';
+import { CLUSTER_IDENTITY, clusterTask, newRemote } from '../cluster/workspace-fixture.js';
 import { writeLog } from '../events/mirror/logs.js';
 import { POSTGRES_AVAILABLE, TEST_POSTGRES_URL } from '../store/postgres.js';
 import { executionRecord, PORT, request, TOKEN } from './fixture.js';
+
+/** A link that gives the git identity a cluster requires. */
+const CODEX = { harness: 'codex', env: CLUSTER_IDENTITY };
 
 const context = (execution: string) => ({
   version: 1,
@@ -146,7 +150,7 @@ describe.runIf(POSTGRES_AVAILABLE && REDIS_AVAILABLE)('the API in cluster mode',
   }, async () => {
     const { remote, main } = await newRemote();
     const response = await post('/api/executions', {
-      task: { name: 'fix', repo: `file://${remote}`, baseRef: 'main', prompt: 'Fix it.', harness: 'codex' },
+      task: { name: 'fix', repo: `file://${remote}`, baseRef: 'main', prompt: 'Fix it.', harness: CODEX },
     });
     expect(response.status).toBe(201);
     const { execution } = (await response.json()) as { execution: { id: string; state: string; baseSha: string } };
@@ -162,10 +166,79 @@ describe.runIf(POSTGRES_AVAILABLE && REDIS_AVAILABLE)('the API in cluster mode',
     });
   });
 
+  it('refuses (400) a task whose links do not all give a git identity in their env, naming them, and creates nothing', async () => {
+    const { remote } = await newRemote();
+    const response = await post('/api/executions', {
+      task: {
+        name: 'fix',
+        repo: `file://${remote}`,
+        baseRef: 'main',
+        prompt: 'Fix it.',
+        harness: CODEX,
+        fallbacks: ['claude-code', { harness: 'codex', env: { GIT_AUTHOR_NAME: 'Only A Name' } }],
+      },
+    });
+    expect(response.status).toBe(400);
+    expect(await response.json()).toEqual({
+      error: {
+        name: 'TaskFileError',
+        message:
+          'no git identity for the agent\'s commits: on a cluster each harness\'s env must give GIT_AUTHOR_NAME and GIT_AUTHOR_EMAIL (GIT_COMMITTER_NAME and GIT_COMMITTER_EMAIL default to them), and claude-code (fallback 1) and codex (fallback 2) do not: add them, or submit with `harmflow submit`, which adds the identity your git config gives (git config --global user.name "Your Name" && git config --global user.email "you@example.com")',
+      },
+    });
+    expect(await store.listExecutions()).toEqual([]);
+    expect(await dispatched()).toEqual([]);
+  });
+
+  it("keeps each link's identity with the task, its committer defaulting to its author", {
+    timeout: 20_000,
+  }, async () => {
+    const { remote } = await newRemote();
+    const response = await post('/api/executions', {
+      task: {
+        name: 'fix',
+        repo: `file://${remote}`,
+        baseRef: 'main',
+        prompt: 'Fix it.',
+        harness: CODEX,
+        fallbacks: [
+          {
+            harness: 'claude-code',
+            env: {
+              GIT_AUTHOR_NAME: 'B',
+              GIT_AUTHOR_EMAIL: 'b@example.com',
+              GIT_COMMITTER_NAME: 'CI',
+              GIT_COMMITTER_EMAIL: 'ci@example.com',
+            },
+          },
+        ],
+      },
+    });
+    expect(response.status).toBe(201);
+    const { execution } = (await response.json()) as { execution: { taskId: string } };
+    const task = taskFromStore((await store.getTask(execution.taskId))?.definition);
+    expect(task.chain.map((link) => link.env)).toEqual([
+      { ...CLUSTER_IDENTITY, GIT_COMMITTER_NAME: 'Cluster Test', GIT_COMMITTER_EMAIL: 'cluster@harmflow.invalid' },
+      {
+        GIT_AUTHOR_NAME: 'B',
+        GIT_AUTHOR_EMAIL: 'b@example.com',
+        GIT_COMMITTER_NAME: 'CI',
+        GIT_COMMITTER_EMAIL: 'ci@example.com',
+      },
+    ]);
+    // A link added by a switch by hand that copies no link of the chain commits as the primary one.
+    expect(task.gitIdentity).toEqual({
+      authorName: 'Cluster Test',
+      authorEmail: 'cluster@harmflow.invalid',
+      committerName: 'Cluster Test',
+      committerEmail: 'cluster@harmflow.invalid',
+    });
+  });
+
   it('refuses a task whose repository cannot be read (400) or is a relative path, and creates nothing', async () => {
     await expectError(
       await post('/api/executions', {
-        task: { name: 'fix', repo: '/no/such/repository', baseRef: 'main', prompt: 'Fix it.', harness: 'codex' },
+        task: { name: 'fix', repo: '/no/such/repository', baseRef: 'main', prompt: 'Fix it.', harness: CODEX },
       }),
       400,
       'RepositoryError',

@@ -10,7 +10,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { ConflictError, HarnessNotInstalledError } from '../../src/core/errors.js';
 import type { EventRecord } from '../../src/events/schema.js';
 import { ExecutionContext } from '../../src/execution/context-schema.js';
-import { simulated } from '../execution/fixture.js';
+import { GIT_IDENTITY, simulated } from '../execution/fixture.js';
 import { makeServiceBench, type ServiceBench, until } from './bench.js';
 
 let bench: ServiceBench;
@@ -123,7 +123,7 @@ describe('switch by hand', () => {
   it('refuses an execution that is not running or waiting, and a harness that cannot start here', {
     timeout: 30_000,
   }, async () => {
-    bench = makeServiceBench({ hostEnv: { PATH: '/nonexistent' } });
+    bench = makeServiceBench({ hostEnv: { PATH: '/nonexistent', ...GIT_IDENTITY } });
     const hang = bench.scenario('hang', { steps: [{ say: 'Working.' }, { end: 'hang' }] });
     const execution = await bench.registry.submit(bench.task({ harness: simulated('claude-code', hang) }));
     await until(async () => (await bench.store.getExecution(execution.id))?.state === 'running');
