@@ -9,7 +9,8 @@ import { formatBytes } from '../core/bytes.js';
 import { NotFoundError } from '../core/errors.js';
 import { LIVE_STATES } from '../core/outcome.js';
 import { followEvents, readEvents } from '../events/log.js';
-import { ExecutionContext } from '../execution/context-schema.js';
+import { describeTry } from '../execution/claims.js';
+import { StoredContext } from '../execution/context-schema.js';
 import { type ExecutionDisk, executionDisk } from '../execution/execution-disk.js';
 import { describeOperation } from '../execution/handoff.js';
 import { findExecution, openHome } from './context-home.js';
@@ -135,23 +136,28 @@ export function registerRecords(program: Command): void {
       if (!existsSync(file)) throw new NotFoundError(`execution ${execution.id} has no context.json yet`);
       const text = readFileSync(file, 'utf8');
       if (options.json) return void process.stdout.write(text);
-      const context = ExecutionContext.parse(JSON.parse(text));
+      const context = StoredContext.parse(JSON.parse(text));
       print(`${file}`);
       for (const attempt of context.attempts) {
         print(
           `attempt ${attempt.number}  ${attempt.harness}${attempt.model ? ` (${attempt.model})` : ''}  ${attempt.outcome}`,
         );
         if (attempt.lastOperation) print(`  last operation: ${describeOperation(attempt.lastOperation)}`);
+        if (attempt.lastMessage) print(`  last message (reported by ${attempt.harness}): ${attempt.lastMessage}`);
         for (const item of attempt.workItems) {
-          print(`  - ${item.status ? `[${item.status}] ` : ''}${item.text}`);
+          const reported = item.reported ? `  [${item.reported.by}: ${item.reported.status}]` : '';
+          print(`  - ${item.text}${reported}`);
+          if (item.unconfirmed) print(`      UNCONFIRMED: ${item.unconfirmed}`);
+          for (const file of item.filesChanged ?? []) print(`      changed ${file}`);
           for (const commit of item.commits ?? []) print(`      commit ${commit.sha.slice(0, 7)} ${commit.subject}`);
           if (item.push)
             print(
-              `      pushed ${item.push.remote}/${item.push.branch}${item.push.sha ? ` @ ${item.push.sha.slice(0, 7)}` : ''}`,
+              `      pushed ${item.push.remote}/${item.push.branch}${item.push.sha ? ` @ ${item.push.sha.slice(0, 7)}` : ''}${item.push.observed ? ` (${item.push.observed})` : ''}`,
             );
           if (item.pullRequest) print(`      pull request ${item.pullRequest.url}`);
           for (const run of item.testRuns ?? [])
             print(`      tests ${run.passed ? 'passed' : 'FAILED'}: ${run.command}`);
+          for (const tried of item.tried ?? []) print(`      tried ${tried.command} — ${describeTry(tried)}`);
         }
       }
     });

@@ -13,7 +13,7 @@
  */
 import type pg from 'pg';
 import { z } from 'zod';
-import { ExecutionContext } from '../execution/context-schema.js';
+import { ExecutionContext, StoredContext } from '../execution/context-schema.js';
 import { openDurableSchemaPool, type PostgresStoreOptions } from '../store/postgres/schema-pool.js';
 import { LeaseLostError } from './kept-lease.js';
 
@@ -88,7 +88,7 @@ class PostgresExecutionContexts implements ExecutionContexts {
   async get(execution: string): Promise<ExecutionContext | undefined> {
     const { rows } = await this.#pool.query(this.#get, [execution]);
     if (rows[0] === undefined) return undefined;
-    const parsed = ExecutionContext.safeParse(JSON.parse(Stored.parse(rows[0]).context));
+    const parsed = StoredContext.safeParse(JSON.parse(Stored.parse(rows[0]).context));
     return parsed.success ? parsed.data : undefined;
   }
 

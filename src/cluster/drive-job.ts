@@ -51,7 +51,7 @@ import { type Task, taskFromStore } from '../core/task.js';
 import type { EventMirror } from '../events/mirror/event-mirror.js';
 import type { PgEventSource } from '../events/mirror/event-source.js';
 import type { EventRecord, EventType } from '../events/schema.js';
-import { ExecutionContext } from '../execution/context-schema.js';
+import { StoredContext } from '../execution/context-schema.js';
 import { carryOn, DEFAULT_INTERRUPT_BUDGET_MS, type EngineOptions, harnessPath } from '../execution/engine.js';
 import { endCanceledWhileQueued } from '../execution/own-records.js';
 import { claimOwnership, releaseOwnership } from '../execution/owner-file.js';
@@ -327,7 +327,7 @@ async function putContext(contexts: ExecutionContexts, execution: string, token:
     throw error;
   });
   if (text === undefined) return;
-  await contexts.put(execution, token, ExecutionContext.parse(JSON.parse(text)));
+  await contexts.put(execution, token, StoredContext.parse(JSON.parse(text)));
 }
 
 /**

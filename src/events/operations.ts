@@ -16,62 +16,109 @@ export function operationsOf(call: ToolCall, result: ToolResult | undefined): Op
     operations.push({ kind: 'file_change', files: call.files, toolId: call.id });
   }
   if (call.shell !== undefined) {
-    for (const segment of splitShell(call.shell)) {
-      const operation = shellOperation(segment, call.id, result);
+    const segments = shellSegments(call.shell);
+    segments.forEach((segment, index) => {
+      // A command line's exit status is its last command's: it says nothing sure of the others.
+      const operation = shellOperation(segment, call.id, result, index === segments.length - 1);
       if (operation) operations.push(operation);
-    }
+    });
   }
   return operations;
 }
 
+/** One command of a command line: its words with the quotes removed (`text`), and as written (`raw`). */
+export interface ShellSegment {
+  readonly text: string;
+  readonly raw: string;
+}
+
 /** Splits a shell command line at `&&`, `||`, `;` and `|` outside quotes. */
 export function splitShell(command: string): string[] {
-  const segments: string[] = [];
+  return shellSegments(command).map((segment) => segment.text);
+}
+
+/** `splitShell`, keeping each command's text as written beside it (what a record quotes). */
+export function shellSegments(command: string): ShellSegment[] {
+  const segments: ShellSegment[] = [];
   let current = '';
+  let raw = '';
   let quote: string | undefined;
+  const end = () => {
+    if (current.trim()) segments.push({ text: current.trim(), raw: raw.trim() });
+    current = '';
+    raw = '';
+  };
   for (let i = 0; i < command.length; i++) {
     const char = command[i] as string;
     if (quote) {
+      raw += char;
       if (char === quote) quote = undefined;
-      else if (char === '\\' && quote === '"') current += command[++i] ?? '';
-      else current += char;
+      else if (char === '\\' && quote === '"') {
+        const next = command[++i] ?? '';
+        raw += next;
+        current += next;
+      } else current += char;
       continue;
     }
     if (char === '"' || char === "'") {
       quote = char;
+      raw += char;
       continue;
     }
     if (char === ';' || char === '|' || char === '&' || char === '\n') {
       if (char === '&' && command[i + 1] !== '&' && command[i - 1] !== '&') {
         current += char;
+        raw += char;
         continue;
       }
-      if (current.trim()) segments.push(current.trim());
-      current = '';
+      end();
       continue;
     }
     current += char;
+    raw += char;
   }
-  if (current.trim()) segments.push(current.trim());
+  end();
   return segments;
 }
 
 const TEST_COMMAND =
   /^(?:(?:\S+=\S*\s+)*)(?:npm\s+(?:test|t|run\s+test\S*)|pnpm\s+(?:test|run\s+test\S*)|yarn\s+test|bun\s+test|deno\s+test|npx\s+(?:vitest|jest|mocha|playwright\s+test)|vitest|jest|mocha|pytest|python3?\s+-m\s+(?:pytest|unittest)|go\s+test|cargo\s+(?:test|nextest)|node\s+--test|make\s+(?:test|check)|mvn\s+(?:test|verify)|gradle\s+test|\.\/gradlew\s+test|rspec|bundle\s+exec\s+rspec|ctest|tox)\b/;
 
-function shellOperation(segment: string, toolId: string, result: ToolResult | undefined): OperationData | undefined {
+/**
+ * The operation one segment of a command line performed. `last`: the segment is the line's last
+ * command, whose exit status the result's is; an earlier segment's outcome is read from what it
+ * printed (git's `[branch sha] subject`, a pushed ref line), never from the line's exit code.
+ */
+function shellOperation(
+  { text: segment, raw: command }: ShellSegment,
+  toolId: string,
+  result: ToolResult | undefined,
+  last: boolean,
+): OperationData | undefined {
   const ok = result?.ok ?? false;
   const output = result?.output ?? '';
   const words = segment.split(/\s+/);
   const verbIndex = words[0] === 'git' ? gitVerbIndex(words) : -1;
   const gitVerb = words[verbIndex];
+  const exitCode = last ? result?.exitCode : undefined;
+  /** How the call ended: `printed` when its own output shows it succeeded; the exit code, and why when it failed. */
+  const ending = (succeeded: boolean) => {
+    // Only a call that failed has a line that says why (gh exiting 0 without a URL has none).
+    const why = succeeded || ok ? undefined : errorLine(output);
+    return {
+      ok: succeeded,
+      ...(exitCode !== undefined && { exitCode }),
+      ...(why !== undefined && { error: why }),
+    };
+  };
   if (gitVerb === 'commit') {
     const reported = /^\[[^\]\s]+(?: \(root-commit\))? ([0-9a-f]{7,40})\] (.+)$/m.exec(output);
     const subject = reported?.[2] ?? /(?:^|\s)-(?:a?m)\s+(\S.*)$/.exec(segment)?.[1]?.split(/\s+-/)[0];
     return {
       kind: 'commit',
-      command: segment,
-      ok,
+      command,
+      // git prints `[branch sha] subject` only for a commit it made, whatever ran after it.
+      ...ending(reported !== null || (ok && last)),
       ...(reported?.[1] !== undefined && { sha: reported[1] }),
       ...(subject !== undefined && { subject: subject.trim() }),
       toolId,
@@ -86,12 +133,17 @@ function shellOperation(segment: string, toolId: string, result: ToolResult | un
       .pop()
       ?.replace(/^refs\/heads\//, '');
     const branch = reportedBranch ?? (refspec && refspec !== 'HEAD' ? refspec : undefined);
+    // `   1a2b3c4..5d6e7f8  HEAD -> branch` (or `+ 1a2b…5d6e (forced update)`): the sha now on the remote.
+    const pushedSha = /^\s*[+ ]?\s*[0-9a-f]{7,40}\.\.\.?([0-9a-f]{7,40})\s/m.exec(output)?.[1];
+    const refUpdated = /^\s*(?:\*|\+|[0-9a-f]{7,40}\.\.)/m.test(output) && /->/.test(output) && !/^\s*!/m.test(output);
     return {
       kind: 'push',
-      command: segment,
-      ok,
+      command,
+      // A ref line without `!` (rejected) is a push git made, whatever ran after it.
+      ...ending((ok && last) || refUpdated),
       ...(remote !== undefined && { remote }),
       ...(branch !== undefined && { branch }),
+      ...(pushedSha !== undefined && { sha: pushedSha }),
       toolId,
     };
   }
@@ -99,8 +151,9 @@ function shellOperation(segment: string, toolId: string, result: ToolResult | un
     const url = /(https?:\/\/\S+\/pull\/(\d+))/.exec(output);
     return {
       kind: 'pull_request',
-      command: segment,
-      ok: ok && url !== null,
+      command,
+      // gh prints the new pull request's URL only once it exists.
+      ...ending(url !== null && (ok || !last) && !/already exists/i.test(output)),
       ...(url?.[1] !== undefined && { url: url[1] }),
       ...(url?.[2] !== undefined && { number: Number(url[2]) }),
       toolId,
@@ -111,11 +164,13 @@ function shellOperation(segment: string, toolId: string, result: ToolResult | un
     // A runner's own count of failures outranks the tool's status: some harnesses (Gemini CLI)
     // report a shell command that printed output as a success whatever its exit code.
     const failedByCount = (counts?.failed ?? 0) > 0;
+    // Before the line's last command, a run passed when the line succeeded or its runner counted passes only.
+    const passedByCount = counts?.passed !== undefined && counts.passed > 0 && !failedByCount;
     return {
       kind: 'test_run',
-      command: segment,
-      passed: ok && !failedByCount,
-      ...(result?.exitCode !== undefined && { exitCode: result.exitCode }),
+      command,
+      passed: (ok || (!last && passedByCount)) && !failedByCount,
+      ...(exitCode !== undefined && { exitCode }),
       ...(counts && { counts }),
       toolId,
     };
@@ -132,6 +187,29 @@ function gitVerbIndex(words: readonly string[]): number {
     else if (!word.startsWith('-')) return index;
   }
   return -1;
+}
+
+/** The most a recorded error line keeps: a line, not the command's output. */
+const ERROR_LINE_LIMIT = 200;
+
+/** Lines that say why git or gh failed, before any other: git's own first lines are often about something else. */
+const WHY_LINE =
+  /^(?:fatal|error):|^Author identity unknown|^nothing (?:added )?to commit|^no changes added to commit|^! \[(?:remote )?rejected\]/i;
+
+/**
+ * The line of a failed command's output that says why: the first that WHY_LINE knows (`fatal:`,
+ * `error:`, `nothing to commit`, `Author identity unknown`, a rejected ref), else the first that is
+ * not blank; clipped to ERROR_LINE_LIMIT. Undefined for no output.
+ */
+export function errorLine(output: string): string | undefined {
+  const lines = output
+    .split('\n')
+    .map((line) => line.trim())
+    // `Exit code 1` (Claude Code) and `Exit Code: 1` (Gemini CLI) are the harness's, not the command's words.
+    .filter((line) => line !== '' && !/^Exit code:? \d+$/i.test(line));
+  const line = lines.find((text) => WHY_LINE.test(text)) ?? lines[0];
+  if (line === undefined) return undefined;
+  return line.length > ERROR_LINE_LIMIT ? `${line.slice(0, ERROR_LINE_LIMIT)}…` : line;
 }
 
 /** Reads pass/fail/skip counts from a test runner's summary, when it printed one. */

@@ -15,13 +15,24 @@ export type WorkItemStatus = z.infer<typeof workItemStatus>;
 const commit = z.object({ sha: z.string(), subject: z.string() });
 const remoteRef = z.object({ remote: z.string(), branch: z.string(), sha: z.string() });
 
-/** What one operation was: its kind and the facts known of it. */
+/**
+ * What one operation was: its kind and the facts known of it, as the tool call's result showed them.
+ * `ok` is what the harness's own result said (the command's exit status, where the harness reports
+ * one: docs/harnesses.md says where each harness's comes from); `exitCode` is there when it was
+ * reported; `error` is the first line the command printed that says why it failed. Whether a commit
+ * or a push really happened is a different question, answered from the workspace after the attempt
+ * (context.json).
+ */
+const exitCode = z.int().optional();
+const error = z.string().optional();
 export const OperationData = z.discriminatedUnion('kind', [
   z.object({ kind: z.literal('file_change'), files: z.array(z.string()), toolId: z.string().optional() }),
   z.object({
     kind: z.literal('commit'),
     command: z.string(),
     ok: z.boolean(),
+    exitCode,
+    error,
     sha: z.string().optional(),
     subject: z.string().optional(),
     toolId: z.string().optional(),
@@ -30,14 +41,20 @@ export const OperationData = z.discriminatedUnion('kind', [
     kind: z.literal('push'),
     command: z.string(),
     ok: z.boolean(),
+    exitCode,
+    error,
     remote: z.string().optional(),
     branch: z.string().optional(),
+    /** The commit the push said it put on the remote branch (`old..new` in git's output), abbreviated. */
+    sha: z.string().optional(),
     toolId: z.string().optional(),
   }),
   z.object({
     kind: z.literal('pull_request'),
     command: z.string(),
     ok: z.boolean(),
+    exitCode,
+    error,
     url: z.string().optional(),
     number: z.int().optional(),
     toolId: z.string().optional(),
@@ -46,7 +63,7 @@ export const OperationData = z.discriminatedUnion('kind', [
     kind: z.literal('test_run'),
     command: z.string(),
     passed: z.boolean(),
-    exitCode: z.int().optional(),
+    exitCode,
     counts: z
       .object({ passed: z.int().optional(), failed: z.int().optional(), skipped: z.int().optional() })
       .optional(),
@@ -176,6 +193,16 @@ export const EventPayloads = {
   }),
   'context.written': z.object({ path: z.string(), attempts: z.int() }),
   /**
+   * What the workspace showed that the record must not pass over: `commits_failed` — the execution
+   * tried to commit and no commit of it reached the branch; `unconfirmed` — an operation its harness
+   * reported done that the workspace does not show (a commit not on the branch, a push the remote does
+   * not hold).
+   */
+  'workspace.warning': z.object({
+    kind: z.enum(['commits_failed', 'unconfirmed']),
+    message: z.string(),
+  }),
+  /**
    * A link of the chain passed over: its harness is known to be out of quota until `until` (`known`:
    * the harness said so; otherwise the task's cool-down since it ran out), or it last reported
    * `utilization` of its limit used, at or over the task's `threshold` (switchAtUtilization).
@@ -226,6 +253,17 @@ export const EventPayloads = {
   }),
   /** What the gates could not check about an allowed call, each note prefixed with its gate's name. */
   'gate.noted': z.object({ tool: z.string(), toolId: z.string().optional(), notes: z.array(z.string()) }),
+  /**
+   * The gates allowed a call (one record per call a hook asked about, before it ran): the gates that
+   * ran, in order (`nothing-twice`, `commands`, `workspace`, then each custom gate by name), and what
+   * they could not check, each note prefixed with its gate's name.
+   */
+  'gate.allowed': z.object({
+    tool: z.string(),
+    toolId: z.string().optional(),
+    gates: z.array(z.string()),
+    notes: z.array(z.string()).optional(),
+  }),
   failover: z.object({
     from: z.string(),
     to: z.string(),

@@ -1,24 +1,24 @@
 /**
- * AttemptObserver follows one attempt's harness events as they arrive and keeps what the handoff
- * needs: session id, model, last message, usage, the reported plan, and the operations performed
- * under each work item. One observer per attempt; not shared between threads of control.
+ * AttemptObserver follows one attempt's harness events as they arrive and keeps what the engine needs
+ * while it runs: session id, model, last message, usage, rate limits, and the operations each
+ * finished tool call performed (for the engine to record when the gates do not). At the attempt's
+ * end, `summarize` writes its entry of context.json from the attempt's records — the plans and the
+ * operations as the log holds them, whoever recorded them — and the workspace after it: what its
+ * harness reported kept apart from what HarmFlow saw. One observer per attempt; not shared between
+ * threads of control.
  */
 import { isAbsolute, relative } from 'node:path';
 import type { Outcome } from '../core/outcome.js';
 import { operationsOf } from '../events/operations.js';
-import type { EventData, HarnessEvent, OperationData, WorkItemStatus } from '../events/schema.js';
+import type { EventData, HarnessEvent, OperationData } from '../events/schema.js';
 import type { WorkspaceSnapshot } from '../workspace/inspect.js';
+import type { RemoteBranch } from '../workspace/remote.js';
+import { type AttemptEvidence, unconfirmedClaims } from './claims.js';
+import { type AfterAttempt, type ConfirmedWork, confirmOperations, pushTargetKey } from './confirm.js';
 import type { AttemptContext, Commit, WorkItem } from './context-schema.js';
+import { type TrackedItem, trackWork, type WorkRecord } from './work-items.js';
 
-/** The item that collects operations done while no reported work item was in progress. */
-export const OUTSIDE_PLAN = '(work outside the reported plan)';
-
-interface TrackedItem {
-  text: string;
-  status?: WorkItemStatus;
-  operations: OperationData[];
-}
-
+export { OUTSIDE_PLAN } from './work-items.js';
 /** What the engine knows of an attempt when it ends, besides what the observer saw. */
 export interface AttemptEnding {
   readonly number: number;
@@ -33,6 +33,13 @@ export interface AttemptEnding {
   /** The workspace when the attempt started and after it ended; absent when inspection failed. */
   readonly before?: WorkspaceSnapshot;
   readonly after?: WorkspaceSnapshot;
+  /** The execution's branch (where a bare `git push` goes). */
+  readonly branch: string;
+  /**
+   * What each remote branch the attempt pushed to holds after it (`pushTargetKey`), besides the
+   * execution's own (`after.remote`); see `pushTargets`.
+   */
+  readonly pushedBranches?: ReadonlyMap<string, RemoteBranch>;
 }
 
 /** A `rate_limit` record as the harness reported it: status, window, utilization (0–1) and reset. */
@@ -46,9 +53,6 @@ export interface UsageTotals {
 
 export class AttemptObserver {
   private readonly pendingCalls = new Map<string, EventData<'tool.call'>>();
-  private readonly items = new Map<string, TrackedItem>();
-  private planReported = false;
-  private readonly operations: OperationData[] = [];
   sessionId: string | undefined;
   model: string | undefined;
   lastMessage: string | undefined;
@@ -72,9 +76,6 @@ export class AttemptObserver {
       case 'message':
         this.lastMessage = event.data.text;
         return [];
-      case 'plan':
-        this.takePlan(event.data.items);
-        return [];
       case 'usage':
         this.addUsage(event.data);
         return [];
@@ -88,25 +89,36 @@ export class AttemptObserver {
         const call = this.pendingCalls.get(event.data.id);
         if (!call) return [];
         this.pendingCalls.delete(event.data.id);
-        const found = operationsOf(call, event.data).map((operation) => this.relativize(operation));
-        for (const operation of found) this.record(operation);
-        return found;
+        return operationsOf(call, event.data).map((operation) => this.relativize(operation));
       }
       default:
         return [];
     }
   }
 
-  /** The attempt's entry of context.json. */
-  summarize(ending: AttemptEnding): AttemptContext {
+  /**
+   * The attempt's entry of context.json, from its records (`records`: the attempt's, in log order;
+   * the plans and operations are read from them) and what the engine knows of its end.
+   */
+  summarize(ending: AttemptEnding, records: Iterable<WorkRecord>): AttemptContext {
+    const work = trackWork(records);
     const newCommits = newCommitsOf(ending.before, ending.after);
-    const items = this.planReported ? [...this.items.values()] : [{ text: this.taskName, operations: this.operations }];
-    const lastPushIndex = this.operations.findLastIndex((operation) => operation.kind === 'push' && operation.ok);
-    const lastPush = this.operations[lastPushIndex];
-    const workItems = items
-      .filter((item) => item.text !== OUTSIDE_PLAN || item.operations.length > 0)
-      .map((item) => summarizeItem(item, ending.after, lastPush, this.planReported ? [] : newCommits));
-    const lastOperation = this.operations.at(-1);
+    const after = afterAttempt(ending);
+    const items: TrackedItem[] = work.planReported
+      ? [...work.items]
+      : [{ text: this.taskName, operations: [...work.operations] }];
+    const confirmed = items.map((item) => confirmOperations(item.operations, after));
+    const evidence = attemptEvidence(confirmed, newCommits, ending);
+    const by = `${ending.harness} plan`;
+    const workItems = items.map((item, index) =>
+      workItemOf(item, confirmed[index] as ConfirmedWork, {
+        by,
+        evidence,
+        // Without a plan the one item is the whole attempt: every commit it added is its own.
+        observedCommits: work.planReported ? [] : newCommits,
+      }),
+    );
+    const lastOperation = work.operations.at(-1);
     const model = this.model ?? ending.model;
     return {
       number: ending.number,
@@ -128,38 +140,10 @@ export class AttemptObserver {
           head: ending.after.head,
           uncommittedFiles: ending.after.changedFiles,
           commits: ending.after.commits,
-          ...(ending.after.remote && { remote: ending.after.remote }),
+          ...(ending.after.remote && { remote: remoteRefOf(ending.after.remote) }),
         },
       }),
     };
-  }
-
-  private takePlan(reported: readonly { text: string; status: WorkItemStatus }[]): void {
-    // Operations done before the first plan was reported were done outside it.
-    if (!this.planReported && this.operations.length > 0) this.outsidePlan().operations.push(...this.operations);
-    this.planReported = true;
-    for (const { text, status } of reported) {
-      const item = this.items.get(text);
-      if (item) item.status = status;
-      else this.items.set(text, { text, status, operations: [] });
-    }
-  }
-
-  private record(operation: OperationData): void {
-    this.operations.push(operation);
-    if (!this.planReported) return;
-    const current = [...this.items.values()].find((item) => item.status === 'in_progress');
-    const target = current ?? this.outsidePlan();
-    target.operations.push(operation);
-  }
-
-  private outsidePlan(): TrackedItem {
-    let item = this.items.get(OUTSIDE_PLAN);
-    if (!item) {
-      item = { text: OUTSIDE_PLAN, operations: [] };
-      this.items.set(OUTSIDE_PLAN, item);
-    }
-    return item;
   }
 
   private addUsage(usage: EventData<'usage'>): void {
@@ -184,62 +168,61 @@ function newCommitsOf(before: WorkspaceSnapshot | undefined, after: WorkspaceSna
   return after.commits.filter((commit) => !known.has(commit.sha));
 }
 
-function summarizeItem(
+/** The workspace after the attempt as confirming reads it. */
+function afterAttempt(ending: AttemptEnding): AfterAttempt {
+  const remotes = new Map(ending.pushedBranches ?? []);
+  const own = ending.after?.remote;
+  if (own) remotes.set(pushTargetKey(own), own);
+  return {
+    ...(ending.after && { commits: ending.after.commits, head: ending.after.head }),
+    remotes,
+    branch: ending.branch,
+    ...(own && { defaultRemote: own.remote }),
+  };
+}
+
+/** What the whole attempt was seen to do, which a plan entry's claims are judged by. */
+function attemptEvidence(
+  confirmed: readonly ConfirmedWork[],
+  newCommits: readonly Commit[],
+  ending: AttemptEnding,
+): AttemptEvidence {
+  const before = ending.before?.remote?.sha;
+  const after = ending.after?.remote?.sha;
+  return {
+    commits: newCommits,
+    pushes: confirmed.flatMap((work) => (work.push ? [work.push] : [])),
+    pushedSomething: after !== undefined && after !== before,
+    pullRequests: confirmed.flatMap((work) => (work.pullRequest ? [work.pullRequest] : [])),
+    testRuns: confirmed.flatMap((work) => work.testRuns),
+    tried: confirmed.flatMap((work) => work.tried),
+  };
+}
+
+function workItemOf(
   item: TrackedItem,
-  after: WorkspaceSnapshot | undefined,
-  lastPush: OperationData | undefined,
-  observedCommits: readonly Commit[],
+  work: ConfirmedWork,
+  context: { readonly by: string; readonly evidence: AttemptEvidence; readonly observedCommits: readonly Commit[] },
 ): WorkItem {
-  const files = new Set<string>();
-  const commits: Commit[] = [];
-  const testRuns: NonNullable<WorkItem['testRuns']> = [];
-  let push: WorkItem['push'];
-  let pullRequest: WorkItem['pullRequest'];
-  for (const operation of item.operations) {
-    switch (operation.kind) {
-      case 'file_change':
-        for (const file of operation.files) files.add(file);
-        break;
-      case 'commit': {
-        if (!operation.ok || operation.sha === undefined) break;
-        const short = operation.sha;
-        const full = after?.commits.find((commit) => commit.sha.startsWith(short));
-        commits.push(full ?? { sha: short, subject: operation.subject ?? '' });
-        break;
-      }
-      case 'push': {
-        if (!operation.ok) break;
-        const remote = operation.remote ?? after?.remote?.remote;
-        const branch = operation.branch ?? after?.remote?.branch;
-        if (remote === undefined || branch === undefined) break;
-        const observed = operation === lastPush && after?.remote?.branch === branch ? after.remote.sha : undefined;
-        push = { remote, branch, ...(observed !== undefined && { sha: observed }) };
-        break;
-      }
-      case 'pull_request':
-        if (operation.ok && operation.url !== undefined) {
-          pullRequest = { url: operation.url, ...(operation.number !== undefined && { number: operation.number }) };
-        }
-        break;
-      case 'test_run':
-        testRuns.push({
-          command: operation.command,
-          passed: operation.passed,
-          ...(operation.counts && { counts: operation.counts }),
-        });
-        break;
-    }
-  }
-  for (const commit of observedCommits) {
+  const commits = [...work.commits];
+  for (const commit of context.observedCommits) {
     if (!commits.some((known) => known.sha === commit.sha)) commits.push(commit);
   }
+  const unconfirmed = item.status === 'completed' ? unconfirmedClaims(item.text, context.evidence) : undefined;
   return {
     text: item.text,
-    ...(item.status !== undefined && { status: item.status }),
-    ...(files.size > 0 && { filesChanged: [...files] }),
+    ...(item.status !== undefined && { reported: { status: item.status, by: context.by } }),
+    ...(work.filesChanged.length > 0 && { filesChanged: work.filesChanged }),
     ...(commits.length > 0 && { commits }),
-    ...(push && { push }),
-    ...(pullRequest && { pullRequest }),
-    ...(testRuns.length > 0 && { testRuns }),
+    ...(work.push && { push: work.push }),
+    ...(work.pullRequest && { pullRequest: work.pullRequest }),
+    ...(work.testRuns.length > 0 && { testRuns: work.testRuns }),
+    ...(work.tried.length > 0 && { tried: work.tried }),
+    ...(unconfirmed !== undefined && { unconfirmed }),
   };
+}
+
+/** A remote branch as context.json keeps it (where it was read is said on pushes only). */
+function remoteRefOf(branch: RemoteBranch): { remote: string; branch: string; sha: string } {
+  return { remote: branch.remote, branch: branch.branch, sha: branch.sha };
 }

@@ -33,23 +33,26 @@ import type { HomePaths } from '../core/home.js';
 import { writeJsonAtomic } from '../core/json-file.js';
 import type { ExecutionState, Outcome } from '../core/outcome.js';
 import type { HarnessSpec, Task } from '../core/task.js';
+import { readEvents } from '../events/log.js';
 import { getAdapter } from '../harnesses/registry.js';
 import type { Store } from '../store/store.js';
 import { baseBranchOf } from '../workspace/base-branch.js';
 import { inspectWorkspace, type WorkspaceSnapshot } from '../workspace/inspect.js';
 import { gatesEnabled, writeAttemptGates } from './attempt-gates.js';
 import { AttemptObserver } from './attempt-observer.js';
-import type { AttemptContext, ExecutionContext } from './context-schema.js';
+import { type AttemptContext, CONTEXT_VERSION, type ExecutionContext } from './context-schema.js';
 import { type ExecutionControl, switchAskedMessage } from './control.js';
 import { buildHandoffPrompt, type HandledMessage } from './handoff.js';
 import { LinkChoice, type LinkStop } from './link-choice.js';
 import { LiveUsage } from './live-usage.js';
+import { pushedBranches } from './pushed-branches.js';
 import { overThreshold, quotaRecordOf } from './quota.js';
 import type { AttemptRef, Recorder } from './recorder.js';
 import { type AttemptResult, runAttempt } from './run-attempt.js';
 import type { RunSlot } from './run-slot.js';
 import { decideAfterAttempt } from './switch-policy.js';
 import { REDELIVERY_PREFIX, type Turn, type TurnSource } from './turns.js';
+import { commitsFailedWarning, unconfirmedWarnings } from './workspace-warnings.js';
 
 /** Where an execution stands: empty for a new one, rebuilt from disk for one carried on (recover.ts). */
 export interface Progress {
@@ -132,7 +135,7 @@ export async function drive(input: DriveInput, options: DriveOptions): Promise<D
   const { home, store } = options;
   const contextFile = home.contextFile(id);
   const context = (): ExecutionContext => ({
-    version: 1,
+    version: CONTEXT_VERSION,
     execution: id,
     task: task.name,
     branch,
@@ -362,8 +365,9 @@ export async function drive(input: DriveInput, options: DriveOptions): Promise<D
         recorder.executor('quota.exhausted', compact({ message, resetsAt: result.resetsAt }), ref);
       }
       const after = await inspect(worktree, baseSha, branch, recorder, ref);
-      progress.attempts.push(
-        observer.summarize({
+      const records = readEvents(home.eventsFile(id)).filter((record) => record.attempt === number);
+      const summary = observer.summarize(
+        {
           number,
           harness: spec.harness,
           ...(spec.model !== undefined && { model: spec.model }),
@@ -374,8 +378,13 @@ export async function drive(input: DriveInput, options: DriveOptions): Promise<D
           endedAt: result.endedAt,
           ...(before && { before }),
           ...(after && { after }),
-        }),
+          branch,
+          pushedBranches: await pushedBranches(worktree, branch, records, after),
+        },
+        records,
       );
+      progress.attempts.push(summary);
+      for (const warning of unconfirmedWarnings(summary)) recorder.executor('workspace.warning', warning, ref);
       before = after;
       // Kept current after every attempt, so a restarted service knows every ended attempt.
       writeJsonAtomic(contextFile, context());
@@ -498,6 +507,11 @@ export async function drive(input: DriveInput, options: DriveOptions): Promise<D
         recorder.executor('warning', { message: `${switchAskedMessage(late)}, but the execution ended first` });
       }
       writeJsonAtomic(contextFile, context());
+      const commitsFailed = commitsFailedWarning(progress.attempts);
+      if (commitsFailed !== undefined) {
+        recorder.executor('workspace.warning', commitsFailed);
+        endMessage = `${endMessage || state}, but ${commitsFailed.message}`;
+      }
       recorder.executor('execution.ended', {
         state,
         attempts: progress.attempts.length,

@@ -4,7 +4,9 @@
  * pushing or opening a pull request. The line `HarmFlow context file: <path>` is a contract: agents
  * (and the simulator) recognize a continued execution by it.
  */
-import type { AttemptContext, ExecutionContext, WorkItem } from './context-schema.js';
+import { describeTry } from './claims.js';
+import type { AttemptContext, ExecutionContext, TriedOperation, WorkItem } from './context-schema.js';
+import { OUTSIDE_PLAN } from './work-items.js';
 
 /** The prefix of the line that names context.json in a handoff prompt. */
 export const CONTEXT_LINE_PREFIX = 'HarmFlow context file: ';
@@ -44,7 +46,7 @@ export function buildHandoffPrompt(
   }
   lines.push(
     `${CONTEXT_LINE_PREFIX}${contextPath}`,
-    '(JSON: for each earlier attempt, its work items with files changed, commits, push, pull request and test results.)',
+    '(JSON: for each earlier attempt, its work items: what its harness reported, kept apart from what HarmFlow saw — files changed, commits on the branch, pushes the remote holds, pull requests, test runs, what was tried and failed, and claims HarmFlow could not confirm.)',
     '',
     'Before you commit, push or open a pull request, check what was already done:',
     `- \`git status\` and \`git log --oneline ${context.baseSha.slice(0, 12)}..HEAD\` (commits already on the branch),`,
@@ -61,8 +63,18 @@ function summarizeAttempt(attempt: AttemptContext): string[] {
   const why = attempt.message ? `: ${clip(attempt.message)}` : '';
   const lines = [`Attempt ${attempt.number} — ${attempt.harness}${model} — ended ${attempt.outcome}${why}`];
   if (attempt.lastOperation) lines.push(`  Last recorded operation: ${describeOperation(attempt.lastOperation)}`);
-  if (attempt.lastMessage) lines.push(`  Last message: ${clip(attempt.lastMessage)}`);
-  for (const item of attempt.workItems) lines.push(`  - ${describeItem(item)}`);
+  if (attempt.lastMessage) {
+    lines.push(
+      `  Last message (${attempt.harness}'s own words, not checked by HarmFlow): ${clip(attempt.lastMessage)}`,
+    );
+  }
+  if (attempt.workItems.length > 0) {
+    const plan = attempt.workItems.some((item) => item.reported !== undefined)
+      ? `the status is what ${attempt.harness} reported in its plan`
+      : `${attempt.harness} reported no plan`;
+    lines.push(`  Work items — ${plan}; "HarmFlow saw" is what exit codes, the branch and the remote showed:`);
+  }
+  for (const item of attempt.workItems) lines.push(`  - ${describeItem(item, attempt.harness)}`);
   if (attempt.workspace) {
     const { commits, uncommittedFiles, remote } = attempt.workspace;
     lines.push(
@@ -72,16 +84,38 @@ function summarizeAttempt(attempt: AttemptContext): string[] {
   return lines;
 }
 
-function describeItem(item: WorkItem): string {
-  const facts: string[] = [];
+/** What was tried, by kind: `tried to push`. */
+const TRIED_VERB: Readonly<Record<TriedOperation['kind'], string>> = {
+  commit: 'commit',
+  push: 'push',
+  pull_request: 'open a pull request',
+};
+
+function describeItem(item: WorkItem, harness: string): string {
+  const seen: string[] = [];
+  if (item.filesChanged?.length) seen.push(`files ${item.filesChanged.join(', ')}`);
   if (item.commits?.length)
-    facts.push(`commits ${item.commits.map((c) => `${c.sha.slice(0, 7)} "${c.subject}"`).join(', ')}`);
-  if (item.push) facts.push(`pushed to ${item.push.remote}/${item.push.branch}`);
-  if (item.pullRequest) facts.push(`pull request ${item.pullRequest.url}`);
-  for (const run of item.testRuns ?? []) facts.push(`tests \`${run.command}\` ${run.passed ? 'passed' : 'failed'}`);
-  if (item.filesChanged?.length) facts.push(`files ${item.filesChanged.join(', ')}`);
-  const status = item.status ? `[${item.status}] ` : '';
-  return `${status}${item.text}${facts.length ? ` — ${facts.join('; ')}` : ''}`;
+    seen.push(`commits ${item.commits.map((c) => `${c.sha.slice(0, 7)} "${c.subject}"`).join(', ')}`);
+  if (item.push)
+    seen.push(
+      `pushed to ${item.push.remote}/${item.push.branch}${item.push.sha ? ` at ${item.push.sha.slice(0, 7)}` : ''}`,
+    );
+  if (item.pullRequest) seen.push(`pull request ${item.pullRequest.url}`);
+  for (const run of item.testRuns ?? []) seen.push(describeTestRun(run));
+  for (const tried of item.tried ?? []) {
+    seen.push(`tried to ${TRIED_VERB[tried.kind]} (\`${tried.command}\`); it ${describeTry(tried)}`);
+  }
+  const reported = item.reported ? `${harness} reported it ${item.reported.status.replace('_', ' ')}` : undefined;
+  const parts = [
+    ...(reported && item.unconfirmed
+      ? [`${reported}, but ${item.unconfirmed} — check before you rely on it`]
+      : reported
+        ? [reported]
+        : []),
+    ...(seen.length > 0 ? [`HarmFlow saw: ${seen.join('; ')}`] : []),
+  ];
+  const label = item.reported ? `"${item.text}"` : `"${item.text}" (no plan reported)`;
+  return `${item.text === OUTSIDE_PLAN ? item.text : label}${parts.length > 0 ? `: ${parts.join('. ')}` : ''}`;
 }
 
 /** One line describing an operation, for the handoff and the timeline. */
@@ -90,22 +124,36 @@ export function describeOperation(operation: NonNullable<AttemptContext['lastOpe
     case 'file_change':
       return `changed ${operation.files.join(', ')}`;
     case 'commit':
-      return `commit${operation.sha ? ` ${operation.sha.slice(0, 7)}` : ''}${operation.subject ? ` "${operation.subject}"` : ''}${operation.ok ? '' : ' (failed)'}`;
+      return `commit${operation.sha ? ` ${operation.sha.slice(0, 7)}` : ''}${operation.subject ? ` "${operation.subject}"` : ''}${failedOf(operation)}`;
     case 'push':
-      return `push${operation.remote ? ` to ${operation.remote}` : ''}${operation.branch ? `/${operation.branch}` : ''}${operation.ok ? '' : ' (failed)'}`;
+      return `push${operation.remote ? ` to ${operation.remote}` : ''}${operation.branch ? `/${operation.branch}` : ''}${failedOf(operation)}`;
     case 'pull_request':
-      return `pull request${operation.url ? ` ${operation.url}` : ''}${operation.ok ? '' : ' (failed)'}`;
+      return `pull request${operation.url ? ` ${operation.url}` : ''}${failedOf(operation)}`;
     case 'test_run':
-      return `tests \`${operation.command}\` ${operation.passed ? 'passed' : 'failed'}${formatCounts(operation.counts)}`;
+      return describeTestRun(operation);
   }
 }
 
-function formatCounts(counts: Readonly<Record<string, number | undefined>> | undefined): string {
-  if (!counts) return '';
-  const parts = Object.entries(counts)
-    .filter(([, value]) => value !== undefined)
-    .map(([key, value]) => `${value} ${key}`);
-  return parts.length ? ` (${parts.join(', ')})` : '';
+/** ` (failed, exit 128)` for an operation whose call failed; nothing for one that succeeded. */
+function failedOf(operation: { readonly ok: boolean; readonly exitCode?: number | undefined }): string {
+  if (operation.ok) return '';
+  return operation.exitCode !== undefined ? ` (failed, exit ${operation.exitCode})` : ' (failed)';
+}
+
+/** `tests \`npm test\` failed (exit 1; 3 passed, 1 failed)`: the exit code of a failed run, and the runner's counts. */
+function describeTestRun(run: {
+  readonly command: string;
+  readonly passed: boolean;
+  readonly exitCode?: number | undefined;
+  readonly counts?: Readonly<Record<string, number | undefined>> | undefined;
+}): string {
+  const details = [
+    ...(!run.passed && run.exitCode !== undefined ? [`exit ${run.exitCode}`] : []),
+    ...Object.entries(run.counts ?? {})
+      .filter(([, value]) => value !== undefined)
+      .map(([key, value]) => `${value} ${key}`),
+  ];
+  return `tests \`${run.command}\` ${run.passed ? 'passed' : 'failed'}${details.length > 0 ? ` (${details.join('; ')})` : ''}`;
 }
 
 function clip(text: string): string {

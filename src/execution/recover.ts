@@ -5,8 +5,8 @@
  * follow-ups turns completed, and the harness records of an attempt that never ended).
  *
  * An attempt left open — the earlier process died while it ran — is closed here as `crashed`: what
- * is left of its process group is killed (its group id is in attempts/<n>/pgid), its harness records
- * are replayed through an AttemptObserver so context.json says what it did, and the workspace is
+ * is left of its process group is killed (its group id is in attempts/<n>/pgid), its records are
+ * replayed through an AttemptObserver so context.json says what it did, and the workspace is
  * inspected for what it left. The caller then starts a new attempt on the same link of the chain
  * with the usual handoff; a restart is not a switch.
  */
@@ -20,10 +20,11 @@ import type { EventRecord, HarnessEvent } from '../events/schema.js';
 import type { AttemptRecord, ExecutionRecord, Store } from '../store/store.js';
 import { inspectWorkspace } from '../workspace/inspect.js';
 import { AttemptObserver } from './attempt-observer.js';
-import { type AttemptContext, ExecutionContext } from './context-schema.js';
+import { type AttemptContext, StoredContext } from './context-schema.js';
 import type { Progress } from './drive.js';
 import { replaySwitches } from './hand-switch.js';
 import type { HandledMessage } from './handoff.js';
+import { pushedBranches } from './pushed-branches.js';
 import type { Recorder } from './recorder.js';
 
 /** What an earlier process's attempt left open is closed with. */
@@ -69,7 +70,7 @@ function readAttempts(file: string): AttemptContext[] {
   } catch {
     return [];
   }
-  const parsed = ExecutionContext.safeParse(JSON.parse(text));
+  const parsed = StoredContext.safeParse(JSON.parse(text));
   return parsed.success ? [...parsed.data.attempts] : [];
 }
 
@@ -100,10 +101,9 @@ async function closeOpenAttempt(
 ): Promise<AttemptContext> {
   killLeftovers(join(home.attemptDir(execution.id, open.number), 'pgid'));
   const observer = new AttemptObserver(task.name, execution.worktree);
-  for (const record of records) {
-    if (record.source === 'harness' && record.attempt === open.number) {
-      observer.observe({ type: record.type, data: record.data } as HarnessEvent);
-    }
+  const attemptRecords = records.filter((record) => record.attempt === open.number);
+  for (const record of attemptRecords) {
+    if (record.source === 'harness') observer.observe({ type: record.type, data: record.data } as HarnessEvent);
   }
   const after = await inspectWorkspace({
     worktree: execution.worktree,
@@ -129,17 +129,22 @@ async function closeOpenAttempt(
     message: CRASHED_MESSAGE,
     ...compact({ sessionId: observer.sessionId, model: observer.model, ...observer.usage }),
   });
-  return observer.summarize({
-    number: open.number,
-    harness: open.harness,
-    ...(open.model !== undefined && { model: open.model }),
-    simulated: open.simulated,
-    outcome: 'crashed',
-    message: CRASHED_MESSAGE,
-    startedAt: open.startedAt,
-    endedAt,
-    ...(after && { after }),
-  });
+  return observer.summarize(
+    {
+      number: open.number,
+      harness: open.harness,
+      ...(open.model !== undefined && { model: open.model }),
+      simulated: open.simulated,
+      outcome: 'crashed',
+      message: CRASHED_MESSAGE,
+      startedAt: open.startedAt,
+      endedAt,
+      ...(after && { after }),
+      branch: execution.branch,
+      pushedBranches: await pushedBranches(execution.worktree, execution.branch, attemptRecords, after),
+    },
+    attemptRecords,
+  );
 }
 
 /**

@@ -11,7 +11,10 @@ import { isSimulatedHarness, SIMULATED_HARNESSES } from '../core/outcome.js';
 import type { GitIdentity, HarnessSpec } from '../core/task.js';
 import type { HarnessEvent } from '../events/schema.js';
 import type { AttemptGates } from '../gates/attempt-file.js';
+import { recordSeen } from '../gates/attempt-file.js';
 import { gateArgv, gateShellCommand } from '../gates/command.js';
+import { dialectOf } from '../gates/dialects.js';
+import { workSeen } from '../gates/facts.js';
 import { GATE_DIR_ENV } from '../gates/hook-event.js';
 import type { Classification, HarnessAdapter } from '../harnesses/adapter.js';
 import { harnessTimeZone } from '../harnesses/wall-time.js';
@@ -110,9 +113,14 @@ export async function runAttempt(input: AttemptInput): Promise<AttemptResult> {
   const events: HarnessEvent[] = [];
   const gates = input.gates;
   const hooked = gates !== undefined && input.adapter.hooks !== undefined;
-  // The gates record operations themselves after every call; the engine then only tracks them for context.json.
+  // The gates record operations themselves after every call when the hook says how each call exited;
+  // otherwise the engine records them, from the stream, and tells nothing-twice what they pushed and opened.
   const gatesRecordOperations =
-    hooked && gates?.settings.operations === true && input.adapter.hooks?.events.includes('PostToolUse');
+    hooked &&
+    gates?.settings.operations === true &&
+    input.adapter.hooks?.events.includes('PostToolUse') === true &&
+    dialectOf(input.adapter.name).reportsExitStatus;
+  const seenBy = { attempt: input.ref.number, harness: input.ref.harness };
   const streamGates =
     gates && !hooked ? new StreamGates(gates, input.attemptDir, input.recorder, input.ref) : undefined;
   const relay =
@@ -125,8 +133,10 @@ export async function runAttempt(input: AttemptInput): Promise<AttemptResult> {
       events.push(event);
       input.recorder.harness(event, input.ref);
       const operations = input.observer.observe(event);
-      if (!gatesRecordOperations)
+      if (!gatesRecordOperations) {
         for (const operation of operations) input.recorder.executor('operation', operation, input.ref);
+        if (hooked) recordSeen(input.attemptDir, workSeen(operations, gates.facts.branch, seenBy));
+      }
       streamGates?.observe(event);
       streamGates?.learn(operations);
     }

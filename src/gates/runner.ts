@@ -150,11 +150,11 @@ async function decide(
     }
     return evaluation.verdict;
   }
-  for (const operation of evaluation.operations) records.push({ type: 'operation', data: operation });
-  recordSeen(
-    dir,
-    workSeen(evaluation.operations, gates.facts.branch, { attempt: gates.attempt, harness: gates.harness }),
-  );
+  // A harness whose hook does not say how a call exited has its operations recorded by the engine,
+  // from its stream: a hook's "ok" would be a guess there.
+  const operations = dialect.reportsExitStatus ? evaluation.operations : [];
+  for (const operation of operations) records.push({ type: 'operation', data: operation });
+  recordSeen(dir, workSeen(operations, gates.facts.branch, { attempt: gates.attempt, harness: gates.harness }));
   return custom(input, gates, resolved, records, fail);
 }
 

@@ -49,4 +49,11 @@ export interface HookDialect {
   parse(event: GateEvent, stdin: string): HookInput;
   /** The answer for `verdict`; a deny's message must reach the agent. Allow on `PostToolUse` and `Stop`. */
   answer(event: GateEvent, verdict: Verdict): HookAnswer;
+  /**
+   * True when the harness's `PostToolUse` input says how a shell call exited (an exit code, or a
+   * failure event of its own); false when it does not (Codex 0.171.0: `tool_response` is the output
+   * alone, success or not). The gates record a harness's operations only when it is true; otherwise
+   * the engine records them from the harness's stream, which says.
+   */
+  readonly reportsExitStatus: boolean;
 }

@@ -3,7 +3,7 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
-import { taskJsonSchema } from '../../src/cli/schema.js';
+import { contextJsonSchema, taskJsonSchema } from '../../src/cli/schema.js';
 import { HARNESS_NAMES } from '../../src/core/outcome.js';
 import { TaskFile } from '../../src/core/task.js';
 import { loadTaskFile } from '../../src/core/task-file.js';
@@ -199,5 +199,53 @@ describe('examples/task.yaml', () => {
   it('validates against the published JSON schema', () => {
     const example: unknown = parse(readFileSync(EXAMPLE_FILE, 'utf8'));
     expect(violations(published(), example)).toStrictEqual([]);
+  });
+});
+
+describe('schemas/context.schema.json', () => {
+  const CONTEXT_FILE = join(ROOT, 'schemas', 'context.schema.json');
+
+  it('is exactly what contextJsonSchema() generates', () => {
+    expect(
+      readFileSync(CONTEXT_FILE, 'utf8'),
+      'schemas/context.schema.json is stale: regenerate it with `npm run build && node bin/harmflow.js schema context > schemas/context.schema.json`',
+    ).toBe(contextJsonSchema());
+  });
+
+  /** Every property below `schema`, with its path, except inside `lastOperation` (an event payload, described as a whole). */
+  function properties(
+    schema: JsonSchema & { description?: string },
+    path: string,
+  ): [string, JsonSchema & { description?: string }][] {
+    const own = Object.entries(schema.properties ?? {}).flatMap(([key, child]) => {
+      const at = `${path}.${key}`;
+      const nested = key === 'lastOperation' ? [] : properties(child, at);
+      return [[at, child] as [string, JsonSchema & { description?: string }], ...nested];
+    });
+    const items = schema.items ? properties(schema.items, `${path}[]`) : [];
+    return [...own, ...items];
+  }
+
+  it('says where every field comes from (each property has a description)', () => {
+    const schema = JSON.parse(readFileSync(CONTEXT_FILE, 'utf8')) as JsonSchema;
+    const all = properties(schema, '$');
+    expect(all.length).toBeGreaterThan(60);
+    expect(all.filter(([, child]) => !child.description).map(([path]) => path)).toStrictEqual([]);
+    const item = (schema.properties?.attempts?.items?.properties?.workItems?.items ?? {}) as JsonSchema & {
+      description?: string;
+    };
+    expect(Object.keys(item.properties ?? {})).toStrictEqual([
+      'text',
+      'reported',
+      'filesChanged',
+      'commits',
+      'push',
+      'pullRequest',
+      'testRuns',
+      'tried',
+      'unconfirmed',
+    ]);
+    expect(item.properties?.reported).toMatchObject({ description: expect.stringContaining('reported') });
+    expect(item.properties?.commits).toMatchObject({ description: expect.stringContaining('on the branch') });
   });
 });

@@ -32,7 +32,15 @@ describe('operationsOf: commits', () => {
         ok('[feature abc1234] msg\n 1 file changed, 2 insertions(+)\n'),
       ),
     ).toStrictEqual([
-      { kind: 'commit', command: 'git commit -m msg', ok: true, sha: 'abc1234', subject: 'msg', toolId: 'toolu_01' },
+      {
+        kind: 'commit',
+        command: "git commit -m 'msg'",
+        ok: true,
+        exitCode: 0,
+        sha: 'abc1234',
+        subject: 'msg',
+        toolId: 'toolu_01',
+      },
     ]);
   });
 
@@ -45,8 +53,9 @@ describe('operationsOf: commits', () => {
     ).toStrictEqual([
       {
         kind: 'commit',
-        command: 'git commit -am Add ISO week parsing',
+        command: 'git commit -am "Add ISO week parsing"',
         ok: true,
+        exitCode: 0,
         sha: '0123456789ab',
         subject: 'Add ISO week parsing',
         toolId: 'item_7',
@@ -56,7 +65,15 @@ describe('operationsOf: commits', () => {
 
   it('records a failed commit as not ok, with the subject from -m and no sha', () => {
     expect(operationsOf(bash('git commit -m "x"'), failed('nothing to commit, working tree clean'))).toStrictEqual([
-      { kind: 'commit', command: 'git commit -m x', ok: false, subject: 'x', toolId: 'toolu_01' },
+      {
+        kind: 'commit',
+        command: 'git commit -m "x"',
+        ok: false,
+        exitCode: 1,
+        error: 'nothing to commit, working tree clean',
+        subject: 'x',
+        toolId: 'toolu_01',
+      },
     ]);
   });
 
@@ -64,8 +81,9 @@ describe('operationsOf: commits', () => {
     expect(operationsOf(bash('git commit -m "Add tests" --quiet'), ok(''))).toStrictEqual([
       {
         kind: 'commit',
-        command: 'git commit -m Add tests --quiet',
+        command: 'git commit -m "Add tests" --quiet',
         ok: true,
+        exitCode: 0,
         subject: 'Add tests',
         toolId: 'toolu_01',
       },
@@ -80,6 +98,7 @@ describe('operationsOf: commits', () => {
         kind: 'commit',
         command: 'git -C /work/tree -c commit.gpgsign=false commit -m wip',
         ok: true,
+        exitCode: 0,
         sha: '1234567',
         subject: 'wip',
         toolId: 'toolu_01',
@@ -100,6 +119,7 @@ describe('operationsOf: pushes', () => {
         kind: 'push',
         command: 'git push -u origin HEAD',
         ok: true,
+        exitCode: 0,
         remote: 'origin',
         branch: 'feature',
         toolId: 'toolu_01',
@@ -113,6 +133,7 @@ describe('operationsOf: pushes', () => {
         kind: 'push',
         command: 'git push origin feature',
         ok: true,
+        exitCode: 0,
         remote: 'origin',
         branch: 'feature',
         toolId: 'item_1',
@@ -123,6 +144,7 @@ describe('operationsOf: pushes', () => {
         kind: 'push',
         command: 'git push origin HEAD:refs/heads/feat',
         ok: true,
+        exitCode: 0,
         remote: 'origin',
         branch: 'feat',
         toolId: 'toolu_01',
@@ -133,6 +155,7 @@ describe('operationsOf: pushes', () => {
         kind: 'push',
         command: 'git -C /w push --force-with-lease origin topic',
         ok: true,
+        exitCode: 0,
         remote: 'origin',
         branch: 'topic',
         toolId: 'toolu_01',
@@ -142,10 +165,18 @@ describe('operationsOf: pushes', () => {
 
   it('leaves out what neither the command nor the output tells', () => {
     expect(operationsOf(bash('git push'), ok('Everything up-to-date'))).toStrictEqual([
-      { kind: 'push', command: 'git push', ok: true, toolId: 'toolu_01' },
+      { kind: 'push', command: 'git push', ok: true, exitCode: 0, toolId: 'toolu_01' },
     ]);
     expect(operationsOf(bash('git push origin HEAD'), failed('fatal: could not read from remote', 128))).toStrictEqual([
-      { kind: 'push', command: 'git push origin HEAD', ok: false, remote: 'origin', toolId: 'toolu_01' },
+      {
+        kind: 'push',
+        command: 'git push origin HEAD',
+        ok: false,
+        exitCode: 128,
+        error: 'fatal: could not read from remote',
+        remote: 'origin',
+        toolId: 'toolu_01',
+      },
     ]);
   });
 });
@@ -162,6 +193,7 @@ describe('operationsOf: pull requests', () => {
         kind: 'pull_request',
         command: 'gh pr create --title t --body b',
         ok: true,
+        exitCode: 0,
         url: 'https://github.com/acme/app/pull/42',
         number: 42,
         toolId: 'toolu_01',
@@ -171,11 +203,56 @@ describe('operationsOf: pull requests', () => {
 
   it('is not ok when gh failed or printed no url', () => {
     expect(operationsOf(bash('gh pr create --fill'), failed('a pull request already exists'))).toStrictEqual([
-      { kind: 'pull_request', command: 'gh pr create --fill', ok: false, toolId: 'toolu_01' },
+      {
+        kind: 'pull_request',
+        command: 'gh pr create --fill',
+        ok: false,
+        exitCode: 1,
+        error: 'a pull request already exists',
+        toolId: 'toolu_01',
+      },
     ]);
     expect(operationsOf(bash('gh pr create --fill'), ok('done'))).toStrictEqual([
-      { kind: 'pull_request', command: 'gh pr create --fill', ok: false, toolId: 'toolu_01' },
+      { kind: 'pull_request', command: 'gh pr create --fill', ok: false, exitCode: 0, toolId: 'toolu_01' },
     ]);
+  });
+
+  it('says why from the line git or gh gives it, not the first line it printed', () => {
+    const rejected = [
+      'To /srv/origin.git',
+      ' ! [rejected]        feature -> feature (fetch first)',
+      "error: failed to push some refs to '/srv/origin.git'",
+    ].join('\n');
+    expect(operationsOf(bash('git push origin feature'), failed(rejected, 1))[0]).toMatchObject({
+      ok: false,
+      exitCode: 1,
+      error: '! [rejected]        feature -> feature (fetch first)',
+    });
+    const identity = [
+      'Author identity unknown',
+      '',
+      '*** Please tell me who you are.',
+      "fatal: unable to auto-detect email address (got 'root@box.(none)')",
+    ].join('\n');
+    expect(operationsOf(bash('git commit -m x'), failed(identity, 128))[0]).toMatchObject({
+      exitCode: 128,
+      error: 'Author identity unknown',
+    });
+    const clean = 'On branch feature\nnothing to commit, working tree clean';
+    expect(operationsOf(bash('git commit -m x'), failed(clean))[0]).toMatchObject({
+      error: 'nothing to commit, working tree clean',
+    });
+  });
+
+  it('keeps the sha a push put on the remote when git printed it', () => {
+    const output = 'To /srv/origin.git\n   1a2b3c4..5d6e7f8  feature -> feature\n';
+    expect(operationsOf(bash('git push'), ok(output))[0]).toMatchObject({
+      ok: true,
+      sha: '5d6e7f8',
+      branch: 'feature',
+    });
+    const forced = 'To /srv/origin.git\n + 1a2b3c4...9f8e7d6 feature -> feature (forced update)\n';
+    expect(operationsOf(bash('git push -f'), ok(forced))[0]).toMatchObject({ sha: '9f8e7d6' });
   });
 });
 
@@ -332,8 +409,70 @@ describe('a test run whose tool reported success', () => {
   it('is failed when the runner itself counted failures (Gemini CLI reports no exit code)', () => {
     const [operation] = operationsOf(
       { id: 't', name: 'run_shell_command', input: {}, shell: 'npm test' },
-      { id: 't', ok: true, output: '# tests 3\n# pass 2\n# fail 1\n' },
+      { id: 't', ok: true, exitCode: 0, output: '# tests 3\n# pass 2\n# fail 1\n' },
     );
     expect(operation).toMatchObject({ kind: 'test_run', passed: false, counts: { passed: 2, failed: 1 } });
+  });
+});
+
+describe('operationsOf: a command line of several commands', () => {
+  it("gives the line's exit code to its last command only, and reads the others from what they printed", () => {
+    const output = '[feature abc1234] Add week\n 1 file changed\n# tests 2\n# pass 1\n# fail 1\n';
+    expect(operationsOf(bash('git commit -am "Add week" && npm test'), failed(output))).toStrictEqual([
+      {
+        kind: 'commit',
+        command: 'git commit -am "Add week"',
+        ok: true,
+        sha: 'abc1234',
+        subject: 'Add week',
+        toolId: 'toolu_01',
+      },
+      {
+        kind: 'test_run',
+        command: 'npm test',
+        passed: false,
+        exitCode: 1,
+        counts: { passed: 1, failed: 1 },
+        toolId: 'toolu_01',
+      },
+    ]);
+  });
+
+  it('takes a push git reported as made, whatever failed after it, and a rejected one as failed', () => {
+    const pushed = 'To /srv/origin.git\n * [new branch]      HEAD -> feature\n';
+    expect(operationsOf(bash('git push -u origin HEAD && npm test'), failed(pushed))[0]).toMatchObject({
+      kind: 'push',
+      ok: true,
+    });
+    const rejected = 'To /srv/origin.git\n ! [rejected]        HEAD -> feature (fetch first)\n';
+    expect(operationsOf(bash('git push origin HEAD; echo done'), ok(rejected))[0]).toMatchObject({
+      kind: 'push',
+      ok: false,
+    });
+  });
+
+  it('does not count a test run before the last command as passed unless its runner said so', () => {
+    expect(operationsOf(bash('npm test && git push'), failed('fatal: no remote', 128))[0]).toMatchObject({
+      kind: 'test_run',
+      passed: false,
+    });
+    expect(
+      operationsOf(bash('npm test && git push'), failed('# pass 3\n# fail 0\nfatal: no remote', 128))[0],
+    ).toStrictEqual({
+      kind: 'test_run',
+      command: 'npm test',
+      passed: true,
+      counts: { passed: 3, failed: 0 },
+      toolId: 'toolu_01',
+    });
+  });
+
+  it('does not take the URL of a pull request that already exists for one it opened', () => {
+    const exists =
+      'a pull request for branch "feature" into branch "main" already exists:\nhttps://github.com/acme/app/pull/7\n';
+    expect(operationsOf(bash('gh pr create --fill && echo ok'), failed(exists))[0]).toMatchObject({
+      kind: 'pull_request',
+      ok: false,
+    });
   });
 });

@@ -1,7 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import type { HarnessEvent } from '../../src/events/schema.js';
+import type { HarnessEvent, OperationData } from '../../src/events/schema.js';
 import { type AttemptEnding, AttemptObserver, OUTSIDE_PLAN } from '../../src/execution/attempt-observer.js';
+import type { WorkRecord } from '../../src/execution/work-items.js';
 import type { WorkspaceSnapshot } from '../../src/workspace/inspect.js';
+import type { RemoteBranch } from '../../src/workspace/remote.js';
 
 const WORKTREE = '/home/u/.harmflow/worktrees/01jf3k';
 const EARLIER = { sha: 'e0e0e0e0e0e0e0e0e0e0e0e0e0e0e0e0e0e0e0e0', subject: 'Earlier attempt’s work' };
@@ -62,11 +64,23 @@ const ending = (change: Partial<AttemptEnding> = {}): AttemptEnding => ({
   outcome: 'completed',
   startedAt: '2025-03-01T10:00:00.000Z',
   endedAt: '2025-03-01T10:20:00.000Z',
+  branch: 'feature',
   ...change,
 });
 
 function feed(observer: AttemptObserver, events: HarnessEvent[]) {
   return events.map((event) => observer.observe(event));
+}
+
+/**
+ * Feeds `events` as the engine does and returns the attempt's records as the log then holds them:
+ * each harness event, followed by the operations the engine recorded for it.
+ */
+function recorded(observer: AttemptObserver, events: HarnessEvent[]): WorkRecord[] {
+  return events.flatMap((event): WorkRecord[] => [
+    event,
+    ...observer.observe(event).map((operation: OperationData) => ({ type: 'operation' as const, data: operation })),
+  ]);
 }
 
 describe('AttemptObserver with a reported plan', () => {
@@ -122,8 +136,9 @@ describe('AttemptObserver with a reported plan', () => {
       { kind: 'file_change', files: ['src/week.js'], toolId: 't4' },
       {
         kind: 'commit',
-        command: 'git commit -m Add week parsing',
+        command: 'git commit -m "Add week parsing"',
         ok: true,
+        exitCode: 0,
         sha: 'abc1234',
         subject: 'Add week parsing',
         toolId: 't5',
@@ -133,13 +148,13 @@ describe('AttemptObserver with a reported plan', () => {
       { kind: 'test_run', command: 'npx vitest run', passed: true, exitCode: 0, counts: { passed: 5 }, toolId: 't8' },
       {
         kind: 'commit',
-        command: 'git commit -am Test week parsing',
+        command: 'git commit -am "Test week parsing"',
         ok: true,
         sha: 'def5678',
         subject: 'Test week parsing',
         toolId: 't9',
       },
-      { kind: 'push', command: 'git push', ok: true, branch: 'feature', toolId: 't10' },
+      { kind: 'push', command: 'git push', ok: true, branch: 'feature', sha: 'def5678', toolId: 't10' },
       {
         kind: 'pull_request',
         command: 'gh pr create --fill',
@@ -161,12 +176,12 @@ describe('AttemptObserver with a reported plan', () => {
     expect(observer.usage).toStrictEqual({ inputTokens: 150, outputTokens: 25, costUsd: 0.03 });
   });
 
-  it('attributes operations to the item in progress, the rest to the outside-plan item, and resolves shas from git', () => {
+  it('credits operations to the item in progress and counts commits and pushes only when git shows them', () => {
     const observer = new AttemptObserver('iso-week', WORKTREE);
-    feed(observer, events);
+    const records = recorded(observer, events);
     const before = snapshot([EARLIER]);
     const after = snapshot([EARLIER, ABC, DEF], { branch: 'feature', sha: DEF.sha });
-    expect(observer.summarize(ending({ before, after }))).toStrictEqual({
+    expect(observer.summarize(ending({ before, after }), records)).toStrictEqual({
       number: 2,
       harness: 'claude-code',
       model: 'claude-opus-4-1',
@@ -181,23 +196,24 @@ describe('AttemptObserver with a reported plan', () => {
         { text: OUTSIDE_PLAN, filesChanged: ['NOTES.md', 'CHANGELOG.md'] },
         {
           text: ITEM_A,
-          status: 'completed',
+          reported: { status: 'completed', by: 'claude-code plan' },
           filesChanged: ['src/week.js'],
           commits: [ABC],
-          push: { remote: 'origin', branch: 'feature' },
-          testRuns: [{ command: 'npm test', passed: false, counts: { passed: 3, failed: 1 } }],
+          // `* [new branch]` names no sha: the remote holds a commit of the branch, which confirms it.
+          push: { remote: 'origin', branch: 'feature', sha: DEF.sha, observed: 'ls-remote' },
+          testRuns: [{ command: 'npm test', passed: false, exitCode: 1, counts: { passed: 3, failed: 1 } }],
         },
         {
           text: ITEM_B,
-          status: 'completed',
+          reported: { status: 'completed', by: 'claude-code plan' },
           filesChanged: ['test/week.test.js'],
           commits: [DEF],
-          push: { remote: 'origin', branch: 'feature', sha: DEF.sha },
-          testRuns: [{ command: 'npx vitest run', passed: true, counts: { passed: 5 } }],
+          push: { remote: 'origin', branch: 'feature', sha: DEF.sha, observed: 'ls-remote' },
+          testRuns: [{ command: 'npx vitest run', passed: true, exitCode: 0, counts: { passed: 5 } }],
         },
         {
           text: ITEM_C,
-          status: 'completed',
+          reported: { status: 'completed', by: 'claude-code plan' },
           pullRequest: { url: 'https://github.com/acme/app/pull/9', number: 9 },
         },
       ],
@@ -206,51 +222,225 @@ describe('AttemptObserver with a reported plan', () => {
         head: DEF.sha,
         uncommittedFiles: [],
         commits: [EARLIER, ABC, DEF],
-        remote: { remote: 'origin', branch: 'feature', sha: DEF.sha, source: 'ls-remote' },
+        remote: { remote: 'origin', branch: 'feature', sha: DEF.sha },
       },
     });
   });
 
+  it('reads the plans and operations from the records, whoever recorded them (a hook, not the stream)', () => {
+    // Gemini's stream says a failed shell call succeeded; its hook said exit 128 and the gates recorded that.
+    const observer = new AttemptObserver('iso-week', WORKTREE);
+    const records: WorkRecord[] = [
+      plan('in_progress', 'pending', 'pending'),
+      { type: 'operation', data: { kind: 'push', command: 'git push', ok: false, exitCode: 128, error: 'fatal: no' } },
+    ];
+    const summary = observer.summarize(ending({ after: snapshot([]) }), records);
+    expect(summary.workItems[0]?.tried).toStrictEqual([
+      { kind: 'push', command: 'git push', exitCode: 128, error: 'fatal: no', why: 'failed (exit 128)' },
+    ]);
+    expect(summary.lastOperation).toMatchObject({ kind: 'push', ok: false, exitCode: 128 });
+  });
+
   it('lists no outside-plan item when every operation happened under a reported item', () => {
     const observer = new AttemptObserver('iso-week', WORKTREE);
-    feed(observer, [plan('in_progress', 'pending', 'pending'), ...tool('t1', { files: ['a.js'] }, { ok: true })]);
-    expect(observer.summarize(ending()).workItems).toStrictEqual([
-      { text: ITEM_A, status: 'in_progress', filesChanged: ['a.js'] },
-      { text: ITEM_B, status: 'pending' },
-      { text: ITEM_C, status: 'pending' },
+    const records = recorded(observer, [
+      plan('in_progress', 'pending', 'pending'),
+      ...tool('t1', { files: ['a.js'] }, { ok: true }),
+    ]);
+    expect(observer.summarize(ending(), records).workItems).toStrictEqual([
+      { text: ITEM_A, reported: { status: 'in_progress', by: 'claude-code plan' }, filesChanged: ['a.js'] },
+      { text: ITEM_B, reported: { status: 'pending', by: 'claude-code plan' } },
+      { text: ITEM_C, reported: { status: 'pending', by: 'claude-code plan' } },
     ]);
   });
 
-  it('takes the pushed sha from git only for the branch git saw on the remote', () => {
+  it('confirms a push to another branch by what that remote branch holds, and keeps it as tried when it holds nothing', () => {
     const observer = new AttemptObserver('iso-week', WORKTREE);
-    feed(observer, [
+    const records = recorded(observer, [
       plan('in_progress', 'pending', 'pending'),
-      ...tool('t1', { shell: 'git push origin other' }, { ok: true }),
+      ...tool('t1', { shell: 'git push origin other' }, { ok: true, exitCode: 0 }),
     ]);
     const after = snapshot([ABC], { branch: 'feature', sha: ABC.sha });
-    expect(observer.summarize(ending({ before: snapshot([]), after })).workItems[0]?.push).toStrictEqual({
-      remote: 'origin',
-      branch: 'other',
+    const other: RemoteBranch = { remote: 'origin', branch: 'other', sha: ABC.sha, source: 'ls-remote' };
+    const pushedBranches = new Map([[`origin\u0000other`, other]]);
+    expect(
+      observer.summarize(ending({ before: snapshot([]), after, pushedBranches }), records).workItems[0]?.push,
+    ).toStrictEqual({ remote: 'origin', branch: 'other', sha: ABC.sha, observed: 'ls-remote' });
+    const summary = observer.summarize(ending({ before: snapshot([]), after }), records);
+    expect(summary.workItems[0]).not.toHaveProperty('push');
+    expect(summary.workItems[0]?.tried).toStrictEqual([
+      {
+        kind: 'push',
+        command: 'git push origin other',
+        exitCode: 0,
+        why: 'exited 0, but origin/other does not exist on the remote after the attempt',
+      },
+    ]);
+  });
+});
+
+describe('AttemptObserver: what is tried and not done', () => {
+  it('keeps failed commits, pushes and pull requests with their exit codes and why, never as done', () => {
+    const observer = new AttemptObserver('iso-week', WORKTREE);
+    const records = recorded(observer, [
+      plan('in_progress', 'pending', 'pending'),
+      ...tool(
+        'c1',
+        { shell: 'git commit -m "Add week parsing"' },
+        { ok: false, exitCode: 128, output: 'Author identity unknown\nfatal: unable to auto-detect email address' },
+      ),
+      ...tool(
+        'p1',
+        { shell: 'git push origin HEAD' },
+        { ok: false, exitCode: 128, output: "fatal: 'origin' does not appear to be a git repository" },
+      ),
+      ...tool('r1', { shell: 'gh pr create --fill' }, { ok: false, exitCode: 1, output: 'gh: not logged in' }),
+      ...tool('t1', { shell: 'npm test' }, { ok: false, exitCode: 1, output: '# fail 2' }),
+    ]);
+    const item = observer.summarize(ending({ before: snapshot([]), after: snapshot([]) }), records).workItems[0];
+    expect(item).toStrictEqual({
+      text: ITEM_A,
+      reported: { status: 'in_progress', by: 'claude-code plan' },
+      testRuns: [{ command: 'npm test', passed: false, exitCode: 1, counts: { failed: 2 } }],
+      tried: [
+        {
+          kind: 'commit',
+          command: 'git commit -m "Add week parsing"',
+          exitCode: 128,
+          error: 'Author identity unknown',
+          why: 'failed (exit 128)',
+        },
+        {
+          kind: 'push',
+          command: 'git push origin HEAD',
+          exitCode: 128,
+          error: "fatal: 'origin' does not appear to be a git repository",
+          why: 'failed (exit 128)',
+        },
+        {
+          kind: 'pull_request',
+          command: 'gh pr create --fill',
+          exitCode: 1,
+          error: 'gh: not logged in',
+          why: 'failed (exit 1)',
+        },
+      ],
     });
+  });
+
+  it('keeps a commit git reported but the branch does not hold (reset away) as tried', () => {
+    const observer = new AttemptObserver('iso-week', WORKTREE);
+    const records = recorded(observer, [
+      ...tool(
+        'c1',
+        { shell: 'git commit -m "Add week parsing"' },
+        { ok: true, exitCode: 0, output: '[feature abc1234] Add week parsing' },
+      ),
+      ...tool('c2', { shell: 'git reset --hard HEAD~1' }, { ok: true, exitCode: 0 }),
+    ]);
+    const item = observer.summarize(ending({ before: snapshot([]), after: snapshot([]) }), records).workItems[0];
+    expect(item?.commits).toBeUndefined();
+    expect(item?.tried).toStrictEqual([
+      {
+        kind: 'commit',
+        command: 'git commit -m "Add week parsing"',
+        exitCode: 0,
+        why: 'exited 0, but its commit abc1234 is not on the branch after the attempt',
+      },
+    ]);
+  });
+});
+
+describe('AttemptObserver: claims without evidence', () => {
+  const claims = (status: 'completed' | 'in_progress'): HarnessEvent => ({
+    type: 'plan',
+    data: {
+      items: [
+        { text: 'Write the parser', status: 'completed' },
+        { text: 'Run the tests', status },
+        { text: 'Commit and push', status },
+        { text: 'Open a pull request', status },
+      ],
+    },
+  });
+
+  it('marks each completed item whose words name a commit, a push, a pull request or a test run HarmFlow did not see', () => {
+    const observer = new AttemptObserver('iso-week', WORKTREE);
+    const records = recorded(observer, [
+      claims('in_progress'),
+      ...tool('w1', { files: ['src/week.js'] }, { ok: true }),
+      claims('completed'),
+      { type: 'message', data: { text: 'Tested, committed, pushed and opened a pull request.' } },
+    ]);
+    const summary = observer.summarize(ending({ before: snapshot([]), after: snapshot([]) }), records);
+    expect(summary.workItems).toStrictEqual([
+      { text: 'Write the parser', reported: { status: 'completed', by: 'claude-code plan' } },
+      {
+        text: 'Run the tests',
+        reported: { status: 'completed', by: 'claude-code plan' },
+        filesChanged: ['src/week.js'],
+        unconfirmed: 'HarmFlow saw no test run in this attempt',
+      },
+      {
+        text: 'Commit and push',
+        reported: { status: 'completed', by: 'claude-code plan' },
+        unconfirmed: 'HarmFlow saw no commit made by this attempt; nothing pushed by this attempt',
+      },
+      {
+        text: 'Open a pull request',
+        reported: { status: 'completed', by: 'claude-code plan' },
+        unconfirmed: 'HarmFlow saw no pull request opened by this attempt',
+      },
+    ]);
+    // The harness's words are kept as its words.
+    expect(summary.lastMessage).toBe('Tested, committed, pushed and opened a pull request.');
+  });
+
+  it('names the failed try when the claim is contradicted, and does not judge items still in progress', () => {
+    const observer = new AttemptObserver('iso-week', WORKTREE);
+    const records = recorded(observer, [
+      claims('in_progress'),
+      ...tool('p1', { shell: 'git push origin HEAD' }, { ok: false, exitCode: 128, output: 'fatal: denied' }),
+      ...tool('t1', { shell: 'npm test' }, { ok: false, exitCode: 1 }),
+    ]);
+    const inProgress = observer.summarize(ending({ after: snapshot([]) }), records).workItems;
+    expect(inProgress.some((item) => item.unconfirmed !== undefined)).toBe(false);
+    const done = observer.summarize(ending({ after: snapshot([]) }), [...records, claims('completed')]).workItems;
+    expect(done.find((item) => item.text === 'Commit and push')?.unconfirmed).toBe(
+      'HarmFlow saw no commit made by this attempt; nothing pushed by this attempt: `git push origin HEAD` failed (exit 128): fatal: denied',
+    );
+    expect(done.find((item) => item.text === 'Run the tests')?.unconfirmed).toBe(
+      'HarmFlow saw no passing test run in this attempt: `npm test` failed (exit 1)',
+    );
+  });
+
+  it('takes a commit and a push seen on the workspace as evidence, whichever item made them', () => {
+    const observer = new AttemptObserver('iso-week', WORKTREE);
+    const records = recorded(observer, [claims('completed')]);
+    const summary = observer.summarize(
+      ending({ before: snapshot([]), after: snapshot([ABC], { branch: 'feature', sha: ABC.sha }) }),
+      records,
+    );
+    expect(summary.workItems.find((item) => item.text === 'Commit and push')).not.toHaveProperty('unconfirmed');
   });
 });
 
 describe('AttemptObserver without a plan', () => {
   it('puts everything under one item named after the task, with the commits git saw', () => {
     const observer = new AttemptObserver('iso-week', WORKTREE);
-    feed(observer, [
+    const records = recorded(observer, [
       { type: 'session.started', data: { sessionId: 'thread-1' } },
       ...tool('i1', { name: 'apply_patch', files: [`${WORKTREE}/src/week.js`, 'src/date.js'] }, { ok: true }),
       ...tool('i2', { name: 'apply_patch', files: ['src/broken.js'] }, { ok: false }),
-      ...tool('i3', { shell: 'git commit -m "nothing"' }, { ok: false, output: 'nothing to commit' }),
+      ...tool('i3', { shell: 'git commit -m "nothing"' }, { ok: false, exitCode: 1, output: 'nothing to commit' }),
       ...tool(
         'i4',
         { shell: 'git commit -m "Add week parsing"' },
-        { ok: true, output: '[feature abc1234] Add week parsing' },
+        { ok: true, exitCode: 0, output: '[feature abc1234] Add week parsing' },
       ),
       ...tool('i5', { shell: 'sh scripts/release.sh' }, { ok: true }),
-      ...tool('i6', { shell: 'git push origin feature' }, { ok: true }),
-      ...tool('i7', { shell: 'gh pr create --fill' }, { ok: false, output: 'gh: not logged in' }),
+      ...tool('i6', { shell: 'git push origin feature' }, { ok: true, exitCode: 0 }),
+      ...tool('i7', { shell: 'gh pr create --fill' }, { ok: false, exitCode: 4, output: 'gh: not logged in' }),
     ]);
     const before = snapshot([EARLIER]);
     const after = snapshot([EARLIER, ABC, FFF], { branch: 'feature', sha: FFF.sha });
@@ -264,6 +454,7 @@ describe('AttemptObserver without a plan', () => {
         before,
         after,
       }),
+      records,
     );
     expect(summary).toStrictEqual({
       number: 2,
@@ -276,13 +467,36 @@ describe('AttemptObserver without a plan', () => {
       endedAt: '2025-03-01T10:20:00.000Z',
       sessionId: 'thread-1',
       resetsAt: '2025-03-01T15:00:00.000Z',
-      lastOperation: { kind: 'pull_request', command: 'gh pr create --fill', ok: false, toolId: 'i7' },
+      lastOperation: {
+        kind: 'pull_request',
+        command: 'gh pr create --fill',
+        ok: false,
+        exitCode: 4,
+        error: 'gh: not logged in',
+        toolId: 'i7',
+      },
       workItems: [
         {
           text: 'iso-week',
           filesChanged: ['src/week.js', 'src/date.js'],
           commits: [ABC, FFF],
-          push: { remote: 'origin', branch: 'feature', sha: FFF.sha },
+          push: { remote: 'origin', branch: 'feature', sha: FFF.sha, observed: 'ls-remote' },
+          tried: [
+            {
+              kind: 'commit',
+              command: 'git commit -m "nothing"',
+              exitCode: 1,
+              error: 'nothing to commit',
+              why: 'failed (exit 1)',
+            },
+            {
+              kind: 'pull_request',
+              command: 'gh pr create --fill',
+              exitCode: 4,
+              error: 'gh: not logged in',
+              why: 'failed (exit 4)',
+            },
+          ],
         },
       ],
       newCommits: [ABC, FFF],
@@ -290,26 +504,25 @@ describe('AttemptObserver without a plan', () => {
         head: FFF.sha,
         uncommittedFiles: [],
         commits: [EARLIER, ABC, FFF],
-        remote: { remote: 'origin', branch: 'feature', sha: FFF.sha, source: 'ls-remote' },
+        remote: { remote: 'origin', branch: 'feature', sha: FFF.sha },
       },
     });
-    expect(summary.workItems[0]).not.toHaveProperty('status');
-    expect(summary.workItems[0]).not.toHaveProperty('pullRequest');
-    expect(summary.workItems[0]).not.toHaveProperty('testRuns');
+    expect(summary.workItems[0]).not.toHaveProperty('reported');
+    expect(summary.workItems[0]).not.toHaveProperty('unconfirmed');
     expect(summary).not.toHaveProperty('lastMessage');
   });
 
-  it('keeps what the harness reported when the workspace could not be inspected', () => {
+  it('counts nothing as done when the workspace could not be inspected, and says so', () => {
     const observer = new AttemptObserver('iso-week', WORKTREE);
-    feed(observer, [
+    const records = recorded(observer, [
       ...tool(
         'i1',
         { shell: 'git commit -m "Add week parsing"' },
-        { ok: true, output: '[feature abc1234] Add week parsing' },
+        { ok: true, exitCode: 0, output: '[feature abc1234] Add week parsing' },
       ),
-      ...tool('i2', { shell: 'git push' }, { ok: true, output: 'Everything up-to-date' }),
+      ...tool('i2', { shell: 'git push' }, { ok: true, exitCode: 0, output: 'Everything up-to-date' }),
     ]);
-    const summary = observer.summarize(ending());
+    const summary = observer.summarize(ending(), records);
     expect(summary).toStrictEqual({
       number: 2,
       harness: 'claude-code',
@@ -318,21 +531,43 @@ describe('AttemptObserver without a plan', () => {
       outcome: 'completed',
       startedAt: '2025-03-01T10:00:00.000Z',
       endedAt: '2025-03-01T10:20:00.000Z',
-      lastOperation: { kind: 'push', command: 'git push', ok: true, toolId: 'i2' },
-      workItems: [{ text: 'iso-week', commits: [{ sha: 'abc1234', subject: 'Add week parsing' }] }],
+      lastOperation: { kind: 'push', command: 'git push', ok: true, exitCode: 0, toolId: 'i2' },
+      workItems: [
+        {
+          text: 'iso-week',
+          tried: [
+            {
+              kind: 'commit',
+              command: 'git commit -m "Add week parsing"',
+              exitCode: 0,
+              why: 'exited 0, but the workspace could not be inspected to confirm it',
+            },
+            {
+              kind: 'push',
+              command: 'git push',
+              exitCode: 0,
+              why: 'exited 0, but the workspace could not be inspected to confirm it',
+            },
+          ],
+        },
+      ],
     });
   });
 
   it('names the single item after the task even when nothing happened', () => {
     const observer = new AttemptObserver('fix-dates', WORKTREE);
-    const summary = observer.summarize({
-      number: 1,
-      harness: 'codex',
-      simulated: true,
-      outcome: 'failed',
-      startedAt: '2025-03-01T10:00:00.000Z',
-      endedAt: '2025-03-01T10:00:05.000Z',
-    });
+    const summary = observer.summarize(
+      {
+        number: 1,
+        harness: 'codex',
+        simulated: true,
+        outcome: 'failed',
+        startedAt: '2025-03-01T10:00:00.000Z',
+        endedAt: '2025-03-01T10:00:05.000Z',
+        branch: 'harmflow/fix-dates-01',
+      },
+      [],
+    );
     expect(summary.workItems).toStrictEqual([{ text: 'fix-dates' }]);
     expect(summary).not.toHaveProperty('model');
     expect(summary).not.toHaveProperty('lastOperation');

@@ -120,14 +120,14 @@ describe('a quota switch', () => {
     const [itemA, itemB] = first?.workItems ?? [];
     expect(itemA).toEqual({
       text: 'Write a',
-      status: 'completed',
+      reported: { status: 'completed', by: 'claude-code plan' },
       filesChanged: ['src/a.js'],
       commits: [{ sha, subject: 'Add a' }],
-      push: { remote: 'origin', branch: result.branch, sha },
+      push: { remote: 'origin', branch: result.branch, sha, observed: 'ls-remote' },
       testRuns: [{ command: 'npm test', passed: true, counts: { passed: 1, failed: 0, skipped: 0 } }],
     });
     // Never reported: no pull request, no tests, no files for the item not started.
-    expect(itemB).toEqual({ text: 'Write b', status: 'in_progress' });
+    expect(itemB).toEqual({ text: 'Write b', reported: { status: 'in_progress', by: 'claude-code plan' } });
     expect(first?.newCommits).toEqual([{ sha, subject: 'Add a' }]);
     expect(first?.workspace).toMatchObject({ head: sha, uncommittedFiles: [], remote: { remote: 'origin', sha } });
     // Test output is not copied into the handoff.
@@ -152,8 +152,10 @@ describe('a quota switch', () => {
     expect(prompt).toContain('Attempt 1 — claude-code (model claude-test-model) — ended quota_exhausted');
     expect(prompt).toContain("You've hit your");
     expect(prompt).toContain('Last recorded operation: push to origin');
-    expect(prompt).toContain('Last message: a is committed and pushed; b is next.');
-    expect(prompt).toContain('[completed] Write a — commits');
+    expect(prompt).toContain(
+      "Last message (claude-code's own words, not checked by HarmFlow): a is committed and pushed; b is next.",
+    );
+    expect(prompt).toContain('"Write a": claude-code reported it completed. HarmFlow saw: files src/a.js; commits');
     expect(prompt).toContain(`HarmFlow context file: ${result.contextFile}`);
     expect(prompt).toContain(`gh pr list --head ${result.branch}`);
     expect(prompt).toMatch(/Before you commit, push or open a pull request, check what was already done/);

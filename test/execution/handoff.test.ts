@@ -21,14 +21,31 @@ const FIRST: AttemptContext = {
   workItems: [
     {
       text: 'Parse ISO week dates',
-      status: 'completed',
+      reported: { status: 'completed', by: 'claude-code plan' },
       filesChanged: ['src/week.js', 'src/date.js'],
       commits: [{ sha: 'aaaaaaa1111111111111111111111111111111111', subject: 'Add ISO week parsing' }],
       push: { remote: 'origin', branch: BRANCH, sha: 'aaaaaaa1111111111111111111111111111111111' },
       testRuns: [{ command: 'npm test', passed: true, counts: { passed: 4 } }],
     },
-    { text: 'Add tests', status: 'in_progress', testRuns: [{ command: 'npx vitest run', passed: false }] },
-    { text: 'Open a pull request', status: 'pending' },
+    {
+      text: 'Add tests',
+      reported: { status: 'in_progress', by: 'claude-code plan' },
+      testRuns: [{ command: 'npx vitest run', passed: false, exitCode: 1 }],
+      tried: [
+        {
+          kind: 'push',
+          command: 'git push origin HEAD',
+          exitCode: 128,
+          error: "fatal: 'origin' does not appear to be a git repository",
+          why: 'failed (exit 128)',
+        },
+      ],
+    },
+    {
+      text: 'Open a pull request',
+      reported: { status: 'completed', by: 'claude-code plan' },
+      unconfirmed: 'HarmFlow saw no pull request opened by this attempt',
+    },
   ],
   workspace: {
     head: 'aaaaaaa1111111111111111111111111111111111',
@@ -39,7 +56,7 @@ const FIRST: AttemptContext = {
 };
 
 const context = (attempts: AttemptContext[]): ExecutionContext => ({
-  version: 1,
+  version: 2,
   execution: '01jf3k9x7q',
   task: 'iso-week',
   branch: BRANCH,
@@ -62,14 +79,15 @@ describe('buildHandoffPrompt', () => {
         '',
         'Attempt 1 — claude-code (model claude-sonnet-4-5) — ended quota_exhausted: Claude AI usage limit reached|1767225600',
         `  Last recorded operation: push to origin/${BRANCH}`,
-        '  Last message: Parser done and pushed. Next: the tests.',
-        `  - [completed] Parse ISO week dates — commits aaaaaaa "Add ISO week parsing"; pushed to origin/${BRANCH}; tests \`npm test\` passed; files src/week.js, src/date.js`,
-        '  - [in_progress] Add tests — tests `npx vitest run` failed',
-        '  - [pending] Open a pull request',
+        "  Last message (claude-code's own words, not checked by HarmFlow): Parser done and pushed. Next: the tests.",
+        '  Work items — the status is what claude-code reported in its plan; "HarmFlow saw" is what exit codes, the branch and the remote showed:',
+        `  - "Parse ISO week dates": claude-code reported it completed. HarmFlow saw: files src/week.js, src/date.js; commits aaaaaaa "Add ISO week parsing"; pushed to origin/${BRANCH} at aaaaaaa; tests \`npm test\` passed (4 passed)`,
+        `  - "Add tests": claude-code reported it in progress. HarmFlow saw: tests \`npx vitest run\` failed (exit 1); tried to push (\`git push origin HEAD\`); it failed (exit 128): fatal: 'origin' does not appear to be a git repository`,
+        '  - "Open a pull request": claude-code reported it completed, but HarmFlow saw no pull request opened by this attempt — check before you rely on it',
         `  Workspace after it: 1 commit(s) on the branch, 1 uncommitted file(s), origin/${BRANCH} at aaaaaaa11111`,
         '',
         `HarmFlow context file: ${CONTEXT_PATH}`,
-        '(JSON: for each earlier attempt, its work items with files changed, commits, push, pull request and test results.)',
+        '(JSON: for each earlier attempt, its work items: what its harness reported, kept apart from what HarmFlow saw — files changed, commits on the branch, pushes the remote holds, pull requests, test runs, what was tried and failed, and claims HarmFlow could not confirm.)',
         '',
         'Before you commit, push or open a pull request, check what was already done:',
         '- `git status` and `git log --oneline 0123456789ab..HEAD` (commits already on the branch),',
@@ -114,11 +132,12 @@ describe('buildHandoffPrompt', () => {
     const next = lines.findIndex((line) => line.startsWith('Attempt 2 — '));
     expect(first).toBeGreaterThan(0);
     expect(next).toBeGreaterThan(first);
-    expect(lines.slice(next, next + 5)).toStrictEqual([
+    expect(lines.slice(next, next + 6)).toStrictEqual([
       'Attempt 2 — codex — ended rate_limited',
       '  Last recorded operation: pull request https://github.com/acme/app/pull/7',
-      '  - iso-week — pull request https://github.com/acme/app/pull/7',
-      '  - Plain item',
+      '  Work items — codex reported no plan; "HarmFlow saw" is what exit codes, the branch and the remote showed:',
+      '  - "iso-week" (no plan reported): HarmFlow saw: pull request https://github.com/acme/app/pull/7',
+      '  - "Plain item" (no plan reported)',
       '  Workspace after it: 0 commit(s) on the branch, 0 uncommitted file(s), branch not on the remote',
     ]);
   });
@@ -145,10 +164,10 @@ describe('buildHandoffPrompt', () => {
     const lines = buildHandoffPrompt('Task.', context([attempt]), CONTEXT_PATH).split('\n');
     const clipped = `${'word '.repeat(120).slice(0, 600)}…`;
     expect(lines).toContain(`Attempt 1 — claude-code (model claude-sonnet-4-5) — ended quota_exhausted: ${clipped}`);
-    expect(lines).toContain(`  Last message: ${clipped}`);
+    expect(lines).toContain(`  Last message (claude-code's own words, not checked by HarmFlow): ${clipped}`);
     const short: AttemptContext = { ...FIRST, lastMessage: `  ${'x'.repeat(600)}  ` };
     expect(buildHandoffPrompt('Task.', context([short]), CONTEXT_PATH).split('\n')).toContain(
-      `  Last message: ${'x'.repeat(600)}`,
+      `  Last message (claude-code's own words, not checked by HarmFlow): ${'x'.repeat(600)}`,
     );
   });
 });
@@ -183,8 +202,14 @@ describe('describeOperation', () => {
     );
     expect(
       describeOperation({ kind: 'test_run', command: 'npm test', passed: false, counts: { passed: 3, failed: 1 } }),
-    ).toBe('tests `npm test` failed (3 passed, 1 failed)');
+    ).toBe('tests `npm test` failed (3 passed; 1 failed)');
     expect(describeOperation({ kind: 'test_run', command: 'pytest', passed: true })).toBe('tests `pytest` passed');
+    expect(
+      describeOperation({ kind: 'test_run', command: 'npm test', passed: false, exitCode: 1, counts: { failed: 2 } }),
+    ).toBe('tests `npm test` failed (exit 1; 2 failed)');
+    expect(describeOperation({ kind: 'push', command: 'git push', ok: false, exitCode: 128, remote: 'origin' })).toBe(
+      'push to origin (failed, exit 128)',
+    );
     expect(describeOperation({ kind: 'test_run', command: 'pytest', passed: true, counts: {} })).toBe(
       'tests `pytest` passed',
     );

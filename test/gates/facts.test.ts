@@ -15,7 +15,7 @@ const attempt = (number: number, harness: string, rest: Partial<Attempt> = {}): 
 });
 
 const context = (attempts: Attempt[]): ExecutionContext => ({
-  version: 1,
+  version: 2,
   execution: '01jexec',
   task: 'fix-dates',
   branch: 'harmflow/fix-dates-01jexec',

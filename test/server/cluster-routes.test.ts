@@ -34,7 +34,7 @@ import { executionRecord, PORT, request, TOKEN } from './fixture.js';
 const CODEX = { harness: 'codex', env: CLUSTER_IDENTITY };
 
 const context = (execution: string) => ({
-  version: 1,
+  version: 2,
   execution,
   task: 'fix-login',
   branch: `harmflow/fix-login-${execution}`,

@@ -104,4 +104,6 @@ export const claudeHookDialect: HookDialect = {
   parse: (event, text) =>
     parseHookJson(event, text, { eventNames: CLAUDE_EVENT_NAMES, tools: CLAUDE_TOOLS, result: toolResult }),
   answer: claudeShapedAnswer,
+  // A failed call comes as `PostToolUseFailure`, a shell call's with its `Exit code N`.
+  reportsExitStatus: true,
 };

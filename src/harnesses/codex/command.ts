@@ -17,7 +17,9 @@ export const CODEX_CONFIG_FILE = 'codex-home/config.toml';
  * The attempt's `$CODEX_HOME/config.toml`. Without the `[features]` block codex 0.171.0 made DNS
  * queries for a curated-plugin sync at startup (GitHub, chatgpt.com); with it, and the update check
  * and analytics off, its only connection was the model API (note §4.1 network check, gotcha 9).
- * The task's provider, model and keys come from its `-c` args and env, never from here.
+ * The task's provider, model and keys come from its `-c` args and env, never from here. Shell
+ * commands run without a login shell (`allow_login_shell = false`, verified with 0.171.0): with one,
+ * Debian's /etc/profile reset PATH and `gh` from HarmFlow's PATH was `command not found` (exit 127).
  *
  * Codex's own retries are not bounded here: `request_max_retries` / `stream_max_retries` exist only per
  * provider (`model_providers.<id>.*`), HarmFlow cannot know the id of a provider the task configures,
@@ -29,6 +31,9 @@ export const CODEX_CONFIG_FILE = 'codex-home/config.toml';
  */
 export const CODEX_CONFIG = `# Written by HarmFlow for one attempt: no update check, analytics or startup network calls.
 check_for_update_on_startup = false
+# Commands run with bash -c, not -lc: a login shell rereads /etc/profile, which resets PATH (and with
+# it HarmFlow's bin directories and the task's tools).
+allow_login_shell = false
 
 [analytics]
 enabled = false

@@ -96,4 +96,6 @@ export const codexHookDialect: HookDialect = {
       result: toolResult,
     }),
   answer,
+  // `tool_response` of a shell call is its output alone: its JSON stream's `exit_code` is the record.
+  reportsExitStatus: false,
 };

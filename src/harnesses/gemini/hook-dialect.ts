@@ -125,4 +125,6 @@ export const geminiHookDialect: HookDialect = {
       result: toolResult,
     }),
   answer,
+  // `Exit Code: N` in the shell's `llmContent` (its stream reports none: the hook is the record).
+  reportsExitStatus: true,
 };

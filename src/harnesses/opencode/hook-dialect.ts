@@ -77,4 +77,6 @@ export const opencodeHookDialect: HookDialect = {
       result: opencodeResult,
     }),
   answer: claudeShapedAnswer,
+  // bash's `metadata.exit`, as on its stream.
+  reportsExitStatus: true,
 };

@@ -20,7 +20,7 @@ import { isRepositoryUrl } from '../../core/repository-url.js';
 import { resolveTask, type Task, TaskFile } from '../../core/task.js';
 import { describeIssue } from '../../core/task-file.js';
 import { type EventData, parseEventRecord } from '../../events/schema.js';
-import { ExecutionContext } from '../../execution/context-schema.js';
+import { StoredContext } from '../../execution/context-schema.js';
 import type { DiskSizes } from '../../service/disk-sizes.js';
 import type { ExecutionService } from '../../service/execution-service.js';
 import type { AttemptRecord, ExecutionRecord, Store } from '../../store/store.js';
@@ -163,7 +163,7 @@ export function executionRoutes({ home, store, registry, diskSizes, cluster }: E
     if (cluster !== undefined) {
       const stored = await cluster.readContext(execution.id);
       if (stored === undefined) throw new NotFoundError(`execution ${execution.id} has no context.json yet`);
-      return c.json(ExecutionContext.parse(stored));
+      return c.json(StoredContext.parse(stored));
     }
     const file = home.contextFile(execution.id);
     let text: string;
@@ -175,7 +175,7 @@ export function executionRoutes({ home, store, registry, diskSizes, cluster }: E
       }
       throw error;
     }
-    return c.json(ExecutionContext.parse(JSON.parse(text)));
+    return c.json(StoredContext.parse(JSON.parse(text)));
   });
 
   routes.get('/:id/changes', async (c) => {

@@ -28,11 +28,18 @@ const pullRequest = z.object({ url: z.string().optional(), number: z.number().op
 
 const workItem = z.object({
   text: z.string(),
+  /** What the harness reported (context.json version 2); `status` is version 1's bare form. */
+  reported: z.object({ status: z.string().optional() }).optional(),
   status: z.string().optional(),
+  /** Set when HarmFlow saw none of the evidence a reported completion names. */
+  unconfirmed: z.string().optional(),
   commits: z.array(commit).optional(),
   push: remote.optional(),
   pullRequest: pullRequest.optional(),
 });
+
+/** An item's status as its harness reported it, in either version of the file. */
+const reportedStatus = (item: z.infer<typeof workItem>): string | undefined => item.reported?.status ?? item.status;
 
 const attempt = z.object({
   number: z.number().optional(),
@@ -81,7 +88,9 @@ function describeAttempt(entry: z.infer<typeof attempt>, index: number): string 
   ];
   const items = entry.workItems ?? [];
   if (items.length > 0) {
-    parts.push(`work items: ${items.map((item) => `"${item.text}" ${item.status ?? 'unknown'}`).join(', ')}`);
+    const said = (item: z.infer<typeof workItem>) =>
+      `"${item.text}" ${reportedStatus(item) ?? 'unknown'}${item.unconfirmed !== undefined ? ' (unconfirmed)' : ''}`;
+    parts.push(`work items: ${items.map(said).join(', ')}`);
   }
   const commits = new Map<string, string>();
   const observed = entry.newCommits ?? entry.workspace?.commits ?? [];
@@ -161,14 +170,15 @@ export class Workspace {
   }
 
   /**
-   * The plan as the agent reports it after checking: an item is completed when the context says so,
-   * or when every checkable step (write, edit, commit, push, pr) it was in progress for is done.
+   * The plan as the agent reports it after checking: an item is completed when the context says an
+   * earlier harness completed it and HarmFlow did not mark that unconfirmed, or when every checkable
+   * step (write, edit, commit, push, pr) it was in progress for is done.
    */
   checkPlan(items: readonly PlanItem[], sections: ReadonlyMap<string, readonly Step[]>): PlanItem[] {
     const completedInContext = new Set(
       (this.context?.attempts ?? [])
         .flatMap((entry) => entry.workItems ?? [])
-        .filter((item) => item.status === 'completed')
+        .filter((item) => reportedStatus(item) === 'completed' && item.unconfirmed === undefined)
         .map((item) => item.text),
     );
     return items.map((item) => {

@@ -45,6 +45,7 @@ describe('codex command', () => {
     const config = spec.files['codex-home/config.toml'] ?? '';
     for (const line of [
       'check_for_update_on_startup = false',
+      'allow_login_shell = false',
       '[analytics]\nenabled = false',
       '[features]\nplugins = false\napps = false\nremote_plugin = false\nin_app_updates = false',
     ]) {
