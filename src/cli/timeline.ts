@@ -1,9 +1,19 @@
 /**
  * Formats event records for people: one line per record, the attempt and harness named, switches
- * set apart by a rule. Pure; the `events`, `run` and `demo` commands print what it returns.
+ * and the workspace's warnings set apart. Pure; the `events`, `run` and `demo` commands print what
+ * it returns.
+ *
+ * Left out (undefined): a `gate.allowed` with no notes — there is one per tool call, right beside
+ * the call's own `tool.call` line, and it would say only that the gates let it through; one with
+ * notes (what a gate could not check) is a line. `--json` prints every record.
+ *
+ * The words of the newer records (`workspace.warning`, `gate.allowed`) are describeEvent's
+ * (src/web/describe-event.ts), the describer of the Workbench and the terminal UI; the others are
+ * still this file's own (see docs/cli.md).
  */
 import type { EventData, EventRecord } from '../events/schema.js';
 import { describeOperation } from '../execution/handoff.js';
+import { describeEvent, describeWorkspaceWarning, isRoutine } from '../web/describe-event.js';
 
 const WIDTH = 100;
 
@@ -23,6 +33,11 @@ export function formatRecord(record: EventRecord): string | undefined {
   if (record.type === 'failover') {
     const rule = '═'.repeat(8);
     return `${rule} ${time}  SWITCH ${text} ${rule}`;
+  }
+  // A warning is never cut: what it says is the point of the run.
+  if (record.type === 'workspace.warning') {
+    const flat = text.replace(/\s+/g, ' ').trim();
+    return `${'!'.repeat(8)} ${time}  WARNING${record.attempt !== undefined ? ` (${who})` : ''} ${flat}`;
   }
   return `${time}  ${who.padEnd(16)} ${record.type.padEnd(19)} ${clip(text)}`;
 }
@@ -57,8 +72,14 @@ function describe(record: EventRecord): string | undefined {
       return `${record.data.ok ? 'ok' : 'error'}${record.data.exitCode !== undefined ? ` (exit ${record.data.exitCode})` : ''}`;
     case 'plan':
       return record.data.items.map((item) => `[${mark(item.status)}] ${item.text}`).join('  ');
-    case 'operation':
-      return describeOperation(record.data);
+    case 'operation': {
+      const error = 'error' in record.data && record.data.error !== undefined ? `: ${record.data.error}` : '';
+      return `${describeOperation(record.data)}${'ok' in record.data && !record.data.ok ? error : ''}`;
+    }
+    case 'workspace.warning':
+      return describeWorkspaceWarning(record.data.kind, record.data.message).replace(/^⚠ /, '');
+    case 'gate.allowed':
+      return isRoutine(record) ? undefined : describeEvent(record);
     case 'usage': {
       const { inputTokens, outputTokens, costUsd } = record.data;
       return `${inputTokens ?? '?'} in / ${outputTokens ?? '?'} out tokens${costUsd !== undefined ? `, $${costUsd.toFixed(4)}` : ''}`;

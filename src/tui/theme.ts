@@ -47,4 +47,5 @@ const TONE_STYLES: Readonly<Record<string, { color?: string; bold?: boolean; dim
   assistant: { bold: true },
   error: { color: 'red' },
   ok: { color: 'green' },
+  warn: { color: 'yellow', bold: true },
 };

@@ -1,8 +1,13 @@
 /**
  * One line about an event record, for the Events timeline: what happened, with the harnesses it
  * names — `switch 1/2: claude-code → codex (quota_exhausted)`. DOM-free, so it is unit-tested in
- * Node; the timeline (dom/timeline.ts) shows it beside the record's time, attempt and harness.
+ * Node; the Workbench's timeline (dom/timeline.ts) and the terminal UI's show it beside the record's
+ * time, attempt and harness. What the record observed is said as observed: a failed operation with
+ * its exit code and the line that says why, a `workspace.warning` marked `⚠` and never cut. The CLI's
+ * timeline (src/cli/timeline.ts) takes its words for `workspace.warning` and `gate.allowed` from
+ * here, and leaves out what `isRoutine` names; its other words are still its own.
  */
+import { UNCONFIRMED_MARK } from './describe-work-item.js';
 import type { EventRecord } from './records.js';
 
 /** 160 characters: a timeline row stays one or two lines; Enter opens the whole record. */
@@ -67,9 +72,16 @@ export function describeEvent(record: EventRecord): string {
         `gate ${text('gate') ?? '?'} failed on ${text('event') ?? '?'} (${text('decision') ?? '?'} instead): ${text('error') ?? ''}`,
       );
     case 'operation':
-      return clip(
-        `${text('kind') ?? 'operation'}${text('command') ? ` ${text('command')}` : ''}${d.ok === false ? ' (failed)' : ''}`,
-      );
+      return clip(describeOperationData(d));
+    case 'workspace.warning':
+      // Never cut: it is what the record must not pass over, and there are few.
+      return flat(describeWorkspaceWarning(text('kind'), text('message') ?? ''));
+    case 'gate.allowed': {
+      const notes = strings(d.notes);
+      return clip(`gates allowed ${text('tool') ?? 'a call'}${notes.length > 0 ? ` — ${notes.join('; ')}` : ''}`);
+    }
+    case 'gate.noted':
+      return clip(`${text('tool') ?? 'a call'}: ${strings(d.notes).join('; ')}`);
     case 'usage':
       return `${number('inputTokens') ?? 0} tokens in, ${number('outputTokens') ?? 0} out${number('costUsd') !== undefined ? `, $${(number('costUsd') as number).toFixed(4)}` : ''}`;
     case 'session.started':
@@ -116,13 +128,91 @@ export function describeEvent(record: EventRecord): string {
   }
 }
 
+/**
+ * Records there is one of for each tool call and that say nothing the call's own records do not: a
+ * `gate.allowed` without notes (the gates let the call through and had nothing to add). The CLI's
+ * timeline leaves them out; the Workbench and the terminal UI keep them, muted, as rows the filter
+ * and `Enter` reach.
+ */
+export function isRoutine(record: Pick<EventRecord, 'type' | 'data'>): boolean {
+  return record.type === 'gate.allowed' && strings(record.data.notes).length === 0;
+}
+
+/**
+ * A `workspace.warning` in words, marked so it stands out without colour: `⚠ every commit failed: …`,
+ * `⚠ unconfirmed: git push … exited 0, but the remote does not hold it`.
+ */
+export function describeWorkspaceWarning(kind: string | undefined, message: string): string {
+  return kind === 'unconfirmed' ? `${UNCONFIRMED_MARK}: ${message}` : `⚠ ${message}`;
+}
+
+/** The words of an end message that carries the warning of an execution whose every commit failed. */
+const COMMITS_FAILED = ', but every commit failed: ';
+
+/**
+ * An execution's end message (`completed, but every commit failed: …`) split into what it says of
+ * the end and the warning it carries (`every commit failed: …`, the `workspace.warning` of kind
+ * `commits_failed` the engine recorded before it ended), so a surface can show the warning apart.
+ */
+export function splitEndMessage(message: string | undefined): { readonly message?: string; readonly warning?: string } {
+  if (message === undefined || message === '') return {};
+  const at = message.indexOf(COMMITS_FAILED);
+  if (at < 0) return { message };
+  const before = message.slice(0, at);
+  const warning = message.slice(at + ', but '.length);
+  return before === '' ? { warning } : { message: before, warning };
+}
+
+/**
+ * An `operation` record in words, as the CLI's timeline says it (src/execution/handoff.ts
+ * `describeOperation`, which this bundle cannot import): `changed src/slug.js`, `commit e2ad641 "…"`,
+ * `push to origin/x (failed, exit 128): fatal: …` — a failed call with its exit code and the line of
+ * its output that says why.
+ */
+function describeOperationData(d: Readonly<Record<string, unknown>>): string {
+  const text = (key: string): string | undefined => (typeof d[key] === 'string' ? (d[key] as string) : undefined);
+  const exitCode = typeof d.exitCode === 'number' ? d.exitCode : undefined;
+  const failed =
+    d.ok === false
+      ? ` (failed${exitCode !== undefined ? `, exit ${exitCode}` : ''})${text('error') ? `: ${text('error')}` : ''}`
+      : '';
+  switch (text('kind')) {
+    case 'file_change':
+      return `changed ${strings(d.files).join(', ')}`;
+    case 'commit':
+      return `commit${text('sha') ? ` ${(text('sha') as string).slice(0, 7)}` : ''}${text('subject') ? ` "${text('subject')}"` : ''}${failed}`;
+    case 'push':
+      return `push${text('remote') ? ` to ${text('remote')}` : ''}${text('branch') ? `/${text('branch')}` : ''}${failed}`;
+    case 'pull_request':
+      return `pull request${text('url') ? ` ${text('url')}` : ''}${failed}`;
+    case 'test_run': {
+      const counts = Object.entries((d.counts ?? {}) as Record<string, unknown>)
+        .filter(([, value]) => typeof value === 'number')
+        .map(([key, value]) => `${value} ${key}`);
+      return `tests \`${text('command') ?? '?'}\` ${d.passed === true ? 'passed' : `failed${exitCode !== undefined ? ` (exit ${exitCode})` : ''}`}${counts.length > 0 ? ` (${counts.join(', ')})` : ''}`;
+    }
+    default:
+      return `${text('kind') ?? 'operation'}${text('command') ? ` ${text('command')}` : ''}${failed}`;
+  }
+}
+
+/** The strings of an array field; none when it is not one. */
+function strings(value: unknown): string[] {
+  return Array.isArray(value) ? value.filter((each): each is string => typeof each === 'string') : [];
+}
+
 function chainOf(chain: unknown): string {
   return Array.isArray(chain) ? chain.join(' → ') : '?';
 }
 
 function clip(line: string): string {
-  const flat = line.replace(/\s+/g, ' ').trim();
-  return flat.length <= MAX_CHARS ? flat : `${flat.slice(0, MAX_CHARS - 1)}…`;
+  const one = flat(line);
+  return one.length <= MAX_CHARS ? one : `${one.slice(0, MAX_CHARS - 1)}…`;
+}
+
+/** `line` on one line: its runs of white space, newlines included, one space. */
+function flat(line: string): string {
+  return line.replace(/\s+/g, ' ').trim();
 }
 
 /** Why a switch happened (a `failover` record): who asked, the utilization past the threshold, or the outcome. */

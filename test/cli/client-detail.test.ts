@@ -81,7 +81,7 @@ async function until(what: string, condition: () => boolean, ms = 5000): Promise
 /** A context.json as the engine writes it once attempt 1 ended. */
 function contextOf(execution: string): ExecutionContext {
   return {
-    version: 1,
+    version: 2,
     execution,
     task: 'fix-login',
     branch: `harmflow/fix-login-${execution}`,
@@ -97,7 +97,24 @@ function contextOf(execution: string): ExecutionContext {
         startedAt: '2025-03-01T10:00:01.000Z',
         endedAt: '2025-03-01T10:05:00.000Z',
         lastOperation: { kind: 'file_change', files: ['src/login.ts'] },
-        workItems: [{ text: 'fix the login', status: 'in_progress', filesChanged: ['src/login.ts'] }],
+        workItems: [
+          {
+            text: 'fix the login',
+            reported: { status: 'completed', by: 'claude-code plan' },
+            filesChanged: ['src/login.ts'],
+            tried: [
+              {
+                kind: 'commit',
+                command: 'git commit -m "Fix the login"',
+                exitCode: 128,
+                error: 'fatal: unable to auto-detect email address',
+                why: 'failed (exit 128)',
+              },
+            ],
+            unconfirmed:
+              'HarmFlow saw no commit made by this attempt: `git commit -m "Fix the login"` failed (exit 128): fatal: unable to auto-detect email address',
+          },
+        ],
       },
     ],
   };
@@ -136,6 +153,37 @@ describe('the detail routes against the service', () => {
     await expect(none).rejects.toBeInstanceOf(NotFoundError);
     await expect(none).rejects.toThrow(`execution ${RUNNING_ID} has no context.json yet`);
     await expect(client.context(UNKNOWN_ID)).rejects.toThrow(new NotFoundError(`no execution ${UNKNOWN_ID}`));
+  });
+
+  it('reads a context.json of version 1 as version 2: the plan statuses become what the harness reported', async () => {
+    const runDir = dirname(served.eventLog(DONE_ID).path);
+    const { version: _, attempts, ...rest } = contextOf(DONE_ID);
+    const [attempt] = attempts;
+    const v1 = {
+      ...rest,
+      version: 1,
+      attempts: [
+        {
+          ...attempt,
+          workItems: [
+            { text: 'fix the login', status: 'in_progress', filesChanged: ['src/login.ts'] },
+            { text: 'read the code' },
+          ],
+        },
+      ],
+    };
+    writeFileSync(join(runDir, 'context.json'), JSON.stringify(v1));
+
+    const read = await client.context(DONE_ID);
+    expect(read.version).toBe(2);
+    expect(read.attempts[0]?.workItems).toEqual([
+      {
+        text: 'fix the login',
+        reported: { status: 'in_progress', by: 'claude-code plan' },
+        filesChanged: ['src/login.ts'],
+      },
+      { text: 'read the code' },
+    ]);
   });
 
   it('answers changes with NotFoundError when the worktree is gone (the fixture has none) or the id is unknown', async () => {

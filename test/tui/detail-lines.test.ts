@@ -182,6 +182,19 @@ describe('eventRow and eventTone', () => {
     expect(eventTone(record('execution.ended', { state: 'succeeded', attempts: 2 }, '14:00:00'))).toBeUndefined();
   });
 
+  it('marks a workspace warning in its text and tone, and mutes the gates allowing a call', () => {
+    const warning = record(
+      'workspace.warning',
+      { kind: 'commits_failed', message: 'every commit failed: the 1 commit it tried left nothing on the branch' },
+      '14:00:00',
+    );
+    expect(eventTone(warning)).toBe('warn');
+    expect(eventRow(warning, 200)).toMatch(/ workspace\.warning ⚠ every commit failed: the 1 commit/);
+    const allowed = record('gate.allowed', { tool: 'Bash', gates: ['nothing-twice'] }, '14:00:00', 1, 'codex');
+    expect(eventTone(allowed)).toBe('muted');
+    expect(eventRow(allowed, 80)).toMatch(/gate\.allowed {5}gates allowed Bash$/);
+  });
+
   it('opens the whole record as a heading and its JSON', () => {
     const lines = eventRecordLines(failover, 6, 40);
     expect(lines[0]?.tone).toBe('heading');
@@ -349,7 +362,7 @@ describe('summaryLines', () => {
     },
   ];
   const context: ExecutionContext = {
-    version: 1,
+    version: 2,
     execution: ID,
     task: 'health-check',
     branch: execution.branch,
@@ -366,8 +379,12 @@ describe('summaryLines', () => {
         endedAt: '2025-03-02T14:01:01.000Z',
         lastMessage: 'I will add /health.',
         workItems: [
-          { text: 'Add the route', status: 'completed', filesChanged: ['src/health.ts'] },
-          { text: 'Test it', status: 'in_progress' },
+          {
+            text: 'Add the route',
+            reported: { status: 'completed', by: 'claude-code plan' },
+            filesChanged: ['src/health.ts'],
+          },
+          { text: 'Test it', reported: { status: 'in_progress', by: 'claude-code plan' } },
         ],
       },
     ],
@@ -403,10 +420,86 @@ describe('summaryLines', () => {
     expect(lineWith(lines, 'codex').text).toMatch(/^2 codex +– +running +– +– +–$/);
     expect(lineWith(lines, 'What each attempt did (context.json)').tone).toBe('heading');
     expect(lineWith(lines, 'Attempt 1: claude-code — quota_exhausted').tone).toBe('heading');
-    expect(texts(lines)).toContain('  I will add /health.');
-    expect(texts(lines)).toContain('  - completed: Add the route (src/health.ts)');
-    expect(texts(lines)).toContain('  - in_progress: Test it');
+    expect(texts(lines)).toContain("  claude-code's last message (its own words, not checked): I will add /health.");
+    const items = texts(lines).slice(texts(lines).indexOf('  - Add the route'));
+    expect(items).toEqual([
+      '  - Add the route',
+      '    reported       claude-code plan: completed',
+      '    observed       changed src/health.ts',
+      '  - Test it',
+      '    reported       claude-code plan: in progress',
+    ]);
     expectWithin(lines, 80);
+  });
+
+  it('marks an unconfirmed item in words, and keeps what was reported apart from what was observed and tried', () => {
+    const [attempt] = context.attempts;
+    const unconfirmed: SummaryInput = {
+      ...input,
+      execution: {
+        ...execution,
+        state: 'succeeded',
+        message:
+          "Opened the pull request., but every commit failed: the 1 commit it tried left nothing on the branch; the last, `git commit -m 'Add /health'`, failed (exit 128): fatal: unable to auto-detect email address",
+      },
+      wait: undefined,
+      context: {
+        ...context,
+        attempts: [
+          {
+            ...(attempt as (typeof context.attempts)[number]),
+            outcome: 'completed',
+            lastMessage: 'Opened the pull request.',
+            workItems: [
+              {
+                text: 'Open a pull request',
+                reported: { status: 'completed', by: 'claude-code plan' },
+                filesChanged: ['src/health.ts'],
+                tried: [
+                  {
+                    kind: 'commit',
+                    command: "git commit -m 'Add /health'",
+                    exitCode: 128,
+                    error: 'fatal: unable to auto-detect email address',
+                    why: 'failed (exit 128)',
+                  },
+                ],
+                unconfirmed: 'HarmFlow saw no pull request opened by this attempt',
+              },
+            ],
+          },
+        ],
+      },
+    };
+    const lines = summaryLines(unconfirmed, 80);
+    expectWithin(lines, 80);
+    // The end's warning comes first, marked in words; the state keeps the rest of the end message.
+    expect(lines.slice(0, 3)).toEqual([
+      { text: '⚠ Warning: every commit failed: the 1 commit it tried left nothing on the', tone: 'warn' },
+      {
+        text: "  branch; the last, `git commit -m 'Add /health'`, failed (exit 128): fatal:",
+        tone: 'warn',
+      },
+      { text: '  unable to auto-detect email address', tone: 'warn' },
+    ]);
+    expect(lineWith(lines, 'State')).toEqual({
+      text: 'State       succeeded — Opened the pull request.',
+      tone: 'warn',
+    });
+    const item = lines.findIndex((line) => line.text === '  ⚠ Open a pull request');
+    expect(lines[item]?.tone).toBe('warn');
+    expect(lines.slice(item + 1)).toEqual([
+      { text: '    reported       claude-code plan: completed' },
+      { text: '    ⚠ unconfirmed  HarmFlow saw no pull request opened by this attempt', tone: 'warn' },
+      { text: '    observed       changed src/health.ts' },
+      { text: '    tried          commit failed (exit 128): fatal: unable to auto-detect email', tone: 'error' },
+      { text: "                   address — `git commit -m 'Add /health'`", tone: 'error' },
+    ]);
+    // The marks are text, which NO_COLOR (no tones drawn) keeps.
+    expect(texts(lines).filter((text) => text.includes('⚠'))).toHaveLength(3);
+    expect(texts(lines)).toContain("  claude-code's last message (its own words, not checked): Opened the pull");
+    for (const width of [40, 20]) expectWithin(summaryLines(unconfirmed, width), width);
+    expect(texts(summaryLines(unconfirmed, 40))).toContain('    ⚠ unconfirmed  HarmFlow saw no pull');
   });
 
   it('says what each work item left outside the worktree, and no status when no plan came', () => {
@@ -422,17 +515,29 @@ describe('summaryLines', () => {
               {
                 text: 'health-check',
                 filesChanged: ['src/health.ts'],
-                commits: [{ sha: 'a1', subject: 'Add /health' }],
-                push: { remote: 'origin', branch: 'harmflow/health' },
+                commits: [{ sha: 'a1b2c3d4e5f6', subject: 'Add /health' }],
+                push: { remote: 'origin', branch: 'harmflow/health', sha: 'a1b2c3d4e5f6', observed: 'ls-remote' },
                 pullRequest: { url: 'https://forge.example/pr/7', number: 7 },
+                testRuns: [{ command: 'npm test', passed: true, counts: { passed: 3, failed: 0 } }],
               },
             ],
           },
         ],
       },
     };
-    expect(texts(summaryLines(done, 200))).toContain(
-      '  - health-check (src/health.ts; 1 commit(s); pushed to origin/harmflow/health; pull request https://forge.example/pr/7)',
+    const lines = texts(summaryLines(done, 100));
+    expect(lines.slice(lines.indexOf('  - health-check'))).toEqual([
+      '  - health-check',
+      '    observed       changed src/health.ts',
+      '                   commit a1b2c3d "Add /health"',
+      '                   pushed to origin/harmflow/health at a1b2c3d (git ls-remote)',
+      '                   pull request #7 https://forge.example/pr/7',
+      '                   tests `npm test` passed (3 passed, 0 failed)',
+    ]);
+    // No plan came: nothing is reported, and the legend says what reported would have meant.
+    expect(lines.filter((text) => text.includes('reported'))).toEqual([]);
+    expect(lines.some((text) => text.startsWith('Reported: what the harness said in its plan, not checked.'))).toBe(
+      true,
     );
   });
 

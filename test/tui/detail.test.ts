@@ -5,7 +5,9 @@
  * read the harness names there, open the switch's record, send a follow-up from the Transcript and
  * see it delivered; on a second execution, `C` asks and `n` leaves it running, then `S` switches it
  * to codex after asking which harness; a third waits for its reset, and `R` resumes it after asking;
- * once it has ended, a message reopens it and the view follows its stream again.
+ * once it has ended, a message reopens it and the view follows its stream again. A fourth reports
+ * "Open a pull request" completed without opening one: its Summary marks the item in words (the
+ * renderer draws no colour here), and its timeline has the warning that every commit failed.
  */
 import { cleanup } from 'ink-testing-library';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
@@ -13,7 +15,13 @@ import { DAEMON_TOKEN } from '../e2e/daemon.js';
 import { type Bench, simulated } from '../execution/fixture.js';
 import { frameWhere, KEYS, lineWith, selectedLine } from './frames.js';
 import { openFromList, type RenderedApp, renderApp } from './open-app.js';
-import { notesThenOutOfQuota, type SimulatedService, startSimulatedService } from './simulated-service.js';
+import {
+  NOT_SEEN,
+  notesThenOutOfQuota,
+  pullRequestNotSeen,
+  type SimulatedService,
+  startSimulatedService,
+} from './simulated-service.js';
 
 /** A frame from the service can take a scenario's pace; 30 s bounds the slowest wait. */
 const LIVE_MS = 30_000;
@@ -112,6 +120,34 @@ describe('harmflow ui, an execution', () => {
     stdin.write('1');
     frame = await frameWhere(lastFrame, (text) => /1 +claude-code/.test(text) && /2 +codex/.test(text), LIVE_MS);
     expect(lineWith(frame, 'claude-code')).toMatch(/quota_exhausted/);
+  });
+
+  it('marks an item its harness reported done without the evidence, in words a colourless terminal keeps', {
+    timeout: 60_000,
+  }, async () => {
+    const id = await submit({
+      name: 'pull-request',
+      prompt: 'Open a pull request.',
+      harness: simulated('claude-code', pullRequestNotSeen(bench)),
+    });
+    // Rendered without colour (NO_COLOR): every mark must be in the text.
+    const { lastFrame, stdin } = await openExecution(id);
+    await frameWhere(lastFrame, (frame) => /succeeded/.test(frame.split('\n')[0] ?? ''), LIVE_MS);
+    let frame = await frameWhere(lastFrame, (text) => text.includes('⚠ Warning: every commit failed'), LIVE_MS);
+    expect(frame).toContain('the 1 commit it tried left nothing on the');
+    stdin.write('G');
+    frame = await frameWhere(lastFrame, (text) => text.includes(`⚠ ${NOT_SEEN.item}`), LIVE_MS);
+    expect(lineWith(frame, 'reported')).toMatch(/^ {4}reported {7}claude-code plan: completed$/);
+    expect(lineWith(frame, '⚠ unconfirmed')).toBe(`    ⚠ unconfirmed  ${NOT_SEEN.unconfirmed}`);
+    expect(lineWith(frame, 'tried')).toMatch(/^ {4}tried {10}commit failed \(exit 1\)/);
+    for (const line of frame.split('\n')) expect(line.length, line).toBeLessThanOrEqual(80);
+
+    // The timeline has the warning, marked, among the records.
+    stdin.write('2');
+    stdin.write('/');
+    for (const character of 'workspace.warning') stdin.write(character);
+    stdin.write(KEYS.enter);
+    frame = await frameWhere(lastFrame, (text) => lineWith(text, '⚠ every commit').includes('workspace.warning'));
   });
 
   it('asks before canceling, and switches harness after asking which', { timeout: 90_000 }, async () => {

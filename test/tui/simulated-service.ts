@@ -59,3 +59,28 @@ export function notesThenOutOfQuota(bench: Bench): string {
     ],
   });
 }
+
+/** What the execution of `pullRequestNotSeen`'s scenario records: its plan entry, and the sentence it is unconfirmed with. */
+export const NOT_SEEN = {
+  item: 'Open a pull request',
+  unconfirmed: 'HarmFlow saw no pull request opened by this attempt',
+  commitsFailed: 'every commit failed: the 1 commit it tried left nothing on the branch',
+} as const;
+
+/**
+ * The scenario of a claude-code that plans "Open a pull request", tries a commit that fails (there
+ * is nothing to commit: `git commit` exits 1), marks the entry completed without opening any pull
+ * request, and ends as if all went well: the item is unconfirmed, and the execution ends with every
+ * commit failed.
+ */
+export function pullRequestNotSeen(bench: Bench): string {
+  return bench.scenario('pull-request-not-seen', {
+    steps: [
+      { plan: [{ text: NOT_SEEN.item, status: 'in_progress' }] },
+      { say: 'Committing, then opening the pull request.' },
+      { commit: 'Open the pull request' },
+      { plan: [{ text: NOT_SEEN.item, status: 'completed' }] },
+      { end: { complete: { message: 'Opened the pull request.' } } },
+    ],
+  });
+}

@@ -8,7 +8,9 @@
  * the reset: its row and its detail say for which harness and until when, and "Resume now", after
  * the page asks, carries it on to success; once it ended, `C` asks nothing. A third, while it runs,
  * opens its follow-up box with `m` and is asked about (not) canceling with `C`, then is switched by
- * hand from its page to codex, after the page asks which harness. Screenshots of each screen go to
+ * hand from its page to codex, after the page asks which harness. A fourth reports its plan's "Open a
+ * pull request" completed without opening one, after a commit that failed: its Summary marks the item
+ * `⚠ unconfirmed` with the sentence, and shows the end's warning. Screenshots of each screen go to
  * a temporary folder, or to docs/screenshots/ with HARMFLOW_UPDATE_SCREENSHOTS=1 (how the
  * committed ones were taken).
  */
@@ -20,6 +22,7 @@ import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DAEMON_TOKEN, type Daemon, startDaemon } from '../e2e/daemon.js';
 import { type Bench, FORGE_BIN, GIT_IDENTITY, makeBench, simulated } from '../execution/fixture.js';
+import { NOT_SEEN, pullRequestNotSeen } from '../tui/simulated-service.js';
 import { chromiumAvailable, launchChromium } from './chromium.js';
 
 const SHOTS =
@@ -367,6 +370,53 @@ describe.skipIf(!available)('the Workbench in Chromium', () => {
       .poll(() => page.locator('#timeline [role="option"][data-type="failover"] .summary').textContent())
       .toBe('switch 0/1: claude-code → codex (asked by workbench: claude-code is too slow today)');
     expect(await page.locator('#timeline [role="option"][data-type="switch.requested"]').count()).toBe(1);
+    await page.close();
+  });
+
+  it('marks on the Summary an item reported done that HarmFlow did not see done, and the failed commits', {
+    timeout: 60_000,
+  }, async () => {
+    const task = {
+      name: 'pull-request',
+      repo: bench.repo,
+      baseRef: 'main',
+      prompt: 'Open a pull request.',
+      harness: simulated('claude-code', pullRequestNotSeen(bench)),
+    };
+    const created = await daemon.api('POST', '/api/executions', { task });
+    expect(created.status).toBe(201);
+    const id = (created.body as { execution: { id: string } }).execution.id;
+    const page = await signedIn(`/executions/${id}`);
+    await expect.poll(() => page.locator('#detail-status').textContent(), { timeout: 30_000 }).toMatch(/^succeeded/);
+
+    // The item: a badge in words, named for assistive technology, and the sentence beside what was reported.
+    const item = page.locator('#summary-body li.work-item[data-unconfirmed="true"]');
+    await expect.poll(() => item.count(), { timeout: 15_000 }).toBe(1);
+    expect(await item.locator('.item-text').textContent()).toBe(NOT_SEEN.item);
+    const badge = item.locator('.badge-unconfirmed');
+    expect(await badge.isVisible()).toBe(true);
+    expect(await badge.textContent()).toBe('⚠ unconfirmed');
+    expect(await badge.getAttribute('aria-label')).toBe(
+      `Unconfirmed: claude-code plan: completed, but ${NOT_SEEN.unconfirmed}`,
+    );
+    expect(await item.locator('dt.reported').textContent()).toBe('reported');
+    expect(await item.locator('dd.reported').textContent()).toBe('claude-code plan: completed');
+    expect(await item.locator('dt.unconfirmed').textContent()).toBe('⚠ unconfirmed');
+    const sentence = item.locator('dd.unconfirmed');
+    expect(await sentence.isVisible()).toBe(true);
+    expect(await sentence.textContent()).toBe(NOT_SEEN.unconfirmed);
+    expect(await item.locator('dd.tried').textContent()).toMatch(/^commit failed \(exit 1\): nothing to commit/);
+
+    // The execution's end carries its warning, shown above the facts; the state keeps the rest.
+    const warning = page.locator('#summary-body .warnings .warning');
+    expect(await warning.isVisible()).toBe(true);
+    expect(await warning.textContent()).toMatch(new RegExp(`^⚠ Warning: ${NOT_SEEN.commitsFailed}`));
+    expect(await page.locator('#summary-body dl.facts dd').nth(1).textContent()).toBe('succeeded — completed');
+
+    // The Events timeline has the warning as its own row, marked.
+    await page.keyboard.press('2');
+    const row = page.locator('#timeline [role="option"][data-type="workspace.warning"] .summary');
+    await expect.poll(() => row.textContent()).toMatch(new RegExp(`^⚠ ${NOT_SEEN.commitsFailed}`));
     await page.close();
   });
 

@@ -47,6 +47,10 @@ div.timeline [role="option"].switch { border-left: 4px solid var(--switch); }
 div.timeline [role="option"].switch .type { color: var(--switch); font-weight: 700; }
 div.timeline [role="option"].gate { border-left: 4px solid var(--gate); }
 div.timeline [role="option"].gate .type { color: var(--gate); font-weight: 600; }
+div.timeline [role="option"][data-type="workspace.warning"] { border-left: 4px solid var(--warn); font-weight: 600; }
+div.timeline [role="option"][data-type="workspace.warning"] .type { color: var(--warn); font-weight: 700; }
+div.timeline [role="option"][data-type="gate.allowed"] { border-left: 4px solid var(--line); color: var(--muted); }
+div.timeline [role="option"][data-type="gate.allowed"] .type { color: var(--muted); font-weight: 400; }
 div.timeline [role="option"] .detail { grid-column: 1 / -1; white-space: pre-wrap; font-family: ui-monospace, monospace; font-size: .85rem; background: var(--panel); padding: .4rem; border-radius: 4px; }
 .transcript .turn { margin: .6rem 0; padding: .5rem .7rem; border-radius: 8px; border: 1px solid var(--line); }
 .transcript .user { background: var(--panel); }
@@ -63,6 +67,22 @@ dl.facts dd { margin: 0; overflow-wrap: anywhere; }
 main { overflow-wrap: anywhere; }
 .transcript pre, div.timeline .detail { white-space: pre-wrap; overflow-wrap: anywhere; }
 dl.facts dt { color: var(--muted); }
+.warnings .warning { margin: 0 0 .8rem; padding: .5rem .7rem; border-left: 4px solid var(--warn); border-radius: 4px; background: var(--panel); }
+.warnings .warning strong { color: var(--warn); }
+.last-message .label { color: var(--muted); }
+ul.work-items { list-style: none; margin: .4rem 0 1rem; padding: 0; }
+li.work-item { margin: .4rem 0; padding: .3rem .7rem; border-left: 3px solid var(--line); }
+li.work-item.unconfirmed { border-left: 4px solid var(--warn); }
+li.work-item .item-head { margin: 0; }
+li.work-item .item-text { font-weight: 600; }
+.badge { display: inline-block; margin-left: .4rem; padding: 0 .45rem; border: 1px solid currentColor; border-radius: 999px; font-size: .8rem; font-weight: 700; white-space: nowrap; }
+.badge-unconfirmed { color: var(--warn); }
+dl.item-parts { display: grid; grid-template-columns: max-content minmax(0, 1fr); gap: .1rem .8rem; margin: .3rem 0 0; font-size: .92rem; }
+dl.item-parts dt { color: var(--muted); }
+dl.item-parts dd { margin: 0; overflow-wrap: anywhere; }
+dl.item-parts dd ul { margin: 0; padding-left: 1rem; }
+dl.item-parts dt.unconfirmed, dl.item-parts dd.unconfirmed { color: var(--warn); font-weight: 600; }
+dl.item-parts dd.tried { color: var(--bad); }
 dialog { border: 1px solid var(--line); border-radius: 8px; max-width: min(36rem, 94vw); color: var(--fg); background: var(--bg); }
 dialog table td { padding: .2rem .6rem; }
 kbd { font-family: ui-monospace, monospace; border: 1px solid var(--line); border-bottom-width: 2px; border-radius: 4px; padding: 0 .3rem; }
@@ -78,6 +98,7 @@ dialog .actions { justify-content: flex-end; margin: 1rem 0 0; }
   dl.facts { grid-template-columns: minmax(0, 1fr); }
   [role="tab"] { padding: .4rem .45rem; }
   dl.facts dt { margin-top: .3rem; }
+  dl.item-parts { grid-template-columns: minmax(0, 1fr); }
   table.rows thead { display: none; }
   table.rows tr { display: block; border-bottom: 1px solid var(--line); padding: .3rem 0; }
   table.rows td { display: flex; justify-content: space-between; border: none; padding: .15rem .3rem; }

@@ -41,7 +41,9 @@ const FAILED_STATES: ReadonlySet<string> = new Set(['failed', 'timed_out']);
 /**
  * `switch` for the records of a harness switch (isSwitchRelated: what `n`/`N` jump between),
  * `error` for a gate's refusal (denied; flagged, when the call ran anyway; failed closed) and an
- * execution that ended failed or timed out; undefined for the rest.
+ * execution that ended failed or timed out, `warn` for a workspace's warning (its line is marked
+ * `⚠` too, for NO_COLOR), `muted` for the gates' allowing of a call (one per call); undefined for
+ * the rest.
  */
 export function eventTone(record: EventRecord): Tone | undefined {
   if (isSwitchRelated(record.type)) return 'switch';
@@ -51,6 +53,10 @@ export function eventTone(record: EventRecord): Tone | undefined {
       return 'error';
     case 'gate.failed':
       return record.data.decision === 'deny' ? 'error' : undefined;
+    case 'workspace.warning':
+      return 'warn';
+    case 'gate.allowed':
+      return 'muted';
     case 'execution.ended':
       return typeof record.data.state === 'string' && FAILED_STATES.has(record.data.state) ? 'error' : undefined;
     default:

@@ -11,7 +11,8 @@
  * takes two columns, which the view's own truncation catches.
  */
 
-export type Tone = 'heading' | 'muted' | 'add' | 'del' | 'switch' | 'user' | 'assistant' | 'error' | 'ok';
+/** `warn`: what HarmFlow did not see although it was reported, or a warning the workspace gave. */
+export type Tone = 'heading' | 'muted' | 'add' | 'del' | 'switch' | 'user' | 'assistant' | 'error' | 'ok' | 'warn';
 
 export interface Line {
   readonly text: string;

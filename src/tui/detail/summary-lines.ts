@@ -1,14 +1,25 @@
 /**
- * The Summary tab as lines, like the Workbench's (src/web/dom/summary.ts): the facts — task, state,
+ * The Summary tab as lines, like the Workbench's (src/web/dom/summary.ts): the warning the
+ * execution's end carries (`⚠ Warning: every commit failed: …`), the facts — task, state,
  * repository, base, branch, worktree, disk, deadline — the wait when the execution waits for a
- * reset, the chain as a table of attempts, and what each attempt did from `context.json`. Pure: the
- * view fetches the execution, its context and its disk and passes them in (`undefined` while one is
- * loading, the Error when fetching it failed).
+ * reset, the chain as a table of attempts, and what each attempt did from `context.json`: each work
+ * item with what its harness reported kept apart from what HarmFlow observed and what was tried and
+ * not done (describe-work-item.ts). An unconfirmed item is marked in text, which NO_COLOR keeps: `⚠`
+ * in place of its bullet and a `⚠ unconfirmed` line with the sentence. Pure: the view fetches the
+ * execution, its context and its disk and passes them in (`undefined` while one is loading, the
+ * Error when fetching it failed).
  */
 import type { ExecutionWithAttempts } from '../../cli/client.js';
 import type { ExecutionContext } from '../../execution/context-schema.js';
 import type { ExecutionDisk } from '../../execution/execution-disk.js';
-import { describeWorkItem } from '../../web/describe-work-item.js';
+import { splitEndMessage } from '../../web/describe-event.js';
+import {
+  type DescribedWorkItem,
+  isUnconfirmed,
+  lastMessageLabel,
+  PART_LABELS,
+  workItemParts,
+} from '../../web/describe-work-item.js';
 import { formatBytes, formatDuration, formatTokens, formatUsd } from '../../web/format.js';
 import { describeWait, type Wait } from '../../web/wait.js';
 import { BLANK, fitLine, hanging, type Line, paragraph, type Tone, textWidth, toned, truncate } from './lines.js';
@@ -30,9 +41,14 @@ const LABEL_WIDTH = 12;
 
 export function summaryLines(input: SummaryInput, width: number): Line[] {
   const { execution } = input;
+  const end = splitEndMessage(execution.message);
   const facts: [label: string, value: string, tone?: Tone | undefined][] = [
     ['Task', execution.taskName],
-    ['State', execution.state + (execution.message ? ` — ${execution.message}` : ''), stateTone(execution.state)],
+    [
+      'State',
+      execution.state + (end.message !== undefined && end.message !== execution.state ? ` — ${end.message}` : ''),
+      end.warning !== undefined ? 'warn' : stateTone(execution.state),
+    ],
     ['Repository', execution.repo],
     ['Base', `${execution.baseRef} (${execution.baseSha.slice(0, 12)})`],
     ['Branch', execution.branch],
@@ -42,6 +58,7 @@ export function summaryLines(input: SummaryInput, width: number): Line[] {
   ];
   const labelWidth = Math.min(LABEL_WIDTH, Math.floor(width / 2));
   return [
+    ...(end.warning === undefined ? [] : [...hanging('⚠ ', `Warning: ${end.warning}`, width, 'warn'), BLANK]),
     ...facts.flatMap(([label, value, tone]) =>
       hanging(truncate(label, labelWidth - 1).padEnd(labelWidth), value, width, tone),
     ),
@@ -199,10 +216,44 @@ function contextLines(context: ExecutionContext | Error | undefined, width: numb
   if (context === undefined) return paragraph('Loading…', width, 'muted');
   if (context instanceof Error) return paragraph(context.message, width, 'error');
   if (context.attempts.length === 0) return paragraph('No attempt has ended yet.', width, 'muted');
-  return context.attempts.flatMap((attempt, index) => [
-    ...(index === 0 ? [] : [BLANK]),
-    ...paragraph(`Attempt ${attempt.number}: ${attempt.harness} — ${attempt.outcome}`, width, 'heading'),
-    ...(attempt.lastMessage ? paragraph(attempt.lastMessage, width, undefined, '  ') : []),
-    ...attempt.workItems.flatMap((item) => hanging('  - ', describeWorkItem(item), width)),
-  ]);
+  return [
+    ...paragraph(
+      'Reported: what the harness said in its plan, not checked. Observed: what HarmFlow saw (exit codes, the branch, the remote).',
+      width,
+      'muted',
+    ),
+    ...context.attempts.flatMap((attempt) => [
+      BLANK,
+      ...paragraph(`Attempt ${attempt.number}: ${attempt.harness} — ${attempt.outcome}`, width, 'heading'),
+      ...(attempt.lastMessage
+        ? paragraph(`${lastMessageLabel(attempt.harness)}: ${attempt.lastMessage}`, width, undefined, '  ')
+        : []),
+      ...attempt.workItems.flatMap((item) => workItemLines(item, width)),
+    ]),
+  ];
+}
+
+/** The parts' labels take this many columns, the spaces after them included (`⚠ unconfirmed` and two). */
+const PART_LABEL_WIDTH = 15;
+/** Where the parts of a work item start, under its text. */
+const PART_INDENT = '    ';
+
+/**
+ * One work item: `  - text` (`  ⚠ text` when unconfirmed), then its parts under it, one label each
+ * — `reported`, `⚠ unconfirmed`, `observed`, `tried` — a part of several entries one entry a line.
+ */
+function workItemLines(item: DescribedWorkItem, width: number): Line[] {
+  const parts = workItemParts(item);
+  const unconfirmed = isUnconfirmed(item);
+  const part = (label: string, entries: readonly string[], tone?: Tone): Line[] =>
+    entries.flatMap((entry, index) =>
+      hanging(`${PART_INDENT}${(index === 0 ? label : '').padEnd(PART_LABEL_WIDTH)}`, entry, width, tone),
+    );
+  return [
+    ...hanging(unconfirmed ? '  ⚠ ' : '  - ', parts.text, width, unconfirmed ? 'warn' : undefined),
+    ...(parts.reported !== undefined ? part(PART_LABELS.reported, [parts.reported]) : []),
+    ...(parts.unconfirmed !== undefined ? part(PART_LABELS.unconfirmed, [parts.unconfirmed], 'warn') : []),
+    ...part(PART_LABELS.observed, parts.observed),
+    ...part(PART_LABELS.tried, parts.tried, 'error'),
+  ];
 }
