@@ -1,8 +1,10 @@
 /** `harmflow run TASK` — runs a task file as one execution and prints its timeline as it happens. */
+import { readFileSync } from 'node:fs';
 import type { Command } from 'commander';
 import { EXIT } from '../core/errors.js';
 import type { ExecutionState } from '../core/outcome.js';
 import { loadTaskFile } from '../core/task-file.js';
+import { type AttemptContext, StoredContext } from '../execution/context-schema.js';
 import { harnessPath, runTask } from '../execution/engine.js';
 import { preflight } from '../execution/preflight.js';
 import { openHome } from './context-home.js';
@@ -52,7 +54,10 @@ export function registerRun(program: Command): void {
         if (options.json) {
           process.stdout.write(`${JSON.stringify(result, null, 2)}\n`);
         } else {
-          process.stdout.write(`\nexecution ${result.id}: ${result.state}\ncontext: ${result.contextFile}\n`);
+          const unconfirmed = lastUnconfirmed(result.contextFile).map((line) => `unconfirmed: ${line}\n`);
+          process.stdout.write(
+            `\nexecution ${result.id}: ${result.state}\n${unconfirmed.join('')}context: ${result.contextFile}\n`,
+          );
         }
         process.exitCode = exitCodeFor(result.state);
       } finally {
@@ -61,4 +66,23 @@ export function registerRun(program: Command): void {
         await store.close();
       }
     });
+}
+
+/**
+ * What the execution's last attempt reported completed that HarmFlow did not see (context.json's
+ * `unconfirmed`), one line an item: the claims a person should check before trusting the result.
+ * Nothing when the file cannot be read (the run's own output already said why).
+ */
+function lastUnconfirmed(contextFile: string): string[] {
+  let last: AttemptContext | undefined;
+  try {
+    last = StoredContext.parse(JSON.parse(readFileSync(contextFile, 'utf8'))).attempts.at(-1);
+  } catch {
+    return [];
+  }
+  if (last === undefined) return [];
+  const { number, harness } = last;
+  return last.workItems.flatMap((item) =>
+    item.unconfirmed === undefined ? [] : [`attempt ${number} (${harness}) "${item.text}": ${item.unconfirmed}`],
+  );
 }
