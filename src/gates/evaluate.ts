@@ -35,6 +35,12 @@ export type GateInput =
 export interface GateEvaluation {
   /** What to answer the harness. Always allow for `PostToolUse` and `Stop`. */
   readonly verdict: Verdict;
+  /**
+   * The built-in gates that ran, in the order they ran: before a call, the enabled deny gates up to
+   * and including the one that denied (all of them when the call is allowed); after a call,
+   * `operations` when it is on. For the gate runner's `gate.allowed` record.
+   */
+  readonly ran: readonly string[];
   /** The gate that denied, when one did. */
   readonly gate?: string;
   /** Operations the call performed (`PostToolUse` with the `operations` gate on), for `operation` events. */
@@ -47,18 +53,25 @@ type DenyGate = { readonly name: string; readonly run: (call: ToolCall) => Verdi
 
 /** Evaluates `input` with the built-in gates `gates` enables. Pure; never throws on any call shape. */
 export function evaluate(input: GateInput, facts: GateFacts, gates: ResolvedGates): GateEvaluation {
-  if (input.event === 'Stop') return { verdict: ALLOW, operations: [], notes: [] };
+  if (input.event === 'Stop') return { verdict: ALLOW, ran: [], operations: [], notes: [] };
   if (input.event === 'PostToolUse') {
-    const operations = gates.operations ? operationsGate(input.call, input.result, facts) : [];
-    return { verdict: ALLOW, operations, notes: [] };
+    if (!gates.operations) return { verdict: ALLOW, ran: [], operations: [], notes: [] };
+    return {
+      verdict: ALLOW,
+      ran: ['operations'],
+      operations: operationsGate(input.call, input.result, facts),
+      notes: [],
+    };
   }
+  const ran: string[] = [];
   const notes: string[] = [];
   for (const gate of denyGates(facts, gates)) {
+    ran.push(gate.name);
     const verdict = gate.run(input.call);
-    if (verdict.decision === 'deny') return { verdict, gate: gate.name, operations: [], notes };
+    if (verdict.decision === 'deny') return { verdict, ran, gate: gate.name, operations: [], notes };
     for (const note of verdict.notes ?? []) notes.push(`${gate.name}: ${note}`);
   }
-  return { verdict: ALLOW, operations: [], notes };
+  return { verdict: ALLOW, ran, operations: [], notes };
 }
 
 /** The enabled deny gates, in the order they run. */

@@ -10,10 +10,12 @@
  * (or the gates as a whole, for the runner's own failures) is configured to fail closed. Only
  * `PreToolUse` can deny; after a call and at a stop the answer is always allow.
  *
- * What it records: `gate.denied` for a refused call, `gate.noted` for what the gates could not check
- * of an allowed one, `operation` for commits, pushes, pull requests and test runs a finished call
- * made (the engine leaves those to the gates when they run after every call), `gate.failed`.
- * Allowed calls without notes add nothing: the harness's own stream already has the call.
+ * What it records: for each call a `PreToolUse` hook asks about, one decision record, last —
+ * `gate.denied` (the gate that refused, the message the agent read) or `gate.allowed` (the gates that
+ * ran, in order, and what they could not check); `gate.failed` before it for each gate that could not
+ * decide; after a call, `operation` for the commits, pushes, pull requests and test runs it made (the
+ * engine leaves those to the gates when they run after every call and the harness says how a call
+ * exited). Input it cannot read names no call: its `gate.failed` (gate `runner`) is its only record.
  */
 import { basename, dirname, join } from 'node:path';
 import type { HookAnswer, HookDialect } from '../harnesses/hooks.js';
@@ -55,9 +57,11 @@ export async function runGate(call: GateCall): Promise<GateReply> {
     return unrecorded(dir, call.event, `cannot read the gates of this attempt: ${messageOf(error)}`);
   }
   const records: GateRecord[] = [];
+  const trail: Trail = { ran: [], notes: [] };
   const fail = (gate: string, error: string, closed: boolean, input?: HookInput): Verdict => {
     const denies = closed && call.event === 'PreToolUse';
     const decision = denies ? 'deny' : 'allow';
+    if (denies) trail.denier = gate;
     records.push({
       type: 'gate.failed',
       data: { gate, event: call.event, error, decision, ...(input && 'call' in input && toolOf(input.call)) },
@@ -75,7 +79,7 @@ export async function runGate(call: GateCall): Promise<GateReply> {
   });
   let verdict: Verdict;
   try {
-    const decided = await Promise.race([decide(call, gates, dialect, dir, records, fail), overdue]);
+    const decided = await Promise.race([decide(call, gates, dialect, dir, records, trail, fail), overdue]);
     verdict =
       decided === 'overdue'
         ? fail('runner', `did not decide within ${budgetMs} ms`, gates.settings.failClosed)
@@ -85,6 +89,7 @@ export async function runGate(call: GateCall): Promise<GateReply> {
   } finally {
     clearTimeout(timer);
   }
+  if (trail.call !== undefined) records.push(decisionRecord(verdict, trail, trail.call));
   try {
     appendGateRecords(gates, records);
   } catch (error) {
@@ -110,12 +115,43 @@ const RUNNER_OWN_MS = 5000;
 
 type Fail = (gate: string, error: string, closed: boolean, input?: HookInput) => Verdict;
 
+/**
+ * What the gates did with a `PreToolUse` call, gathered while they run, for its one decision record:
+ * the call (once its input is read), the gates that ran in order, what they could not check, and the
+ * gate that denied. Owned by one `runGate`; `decide` adds to it, `runGate` reads it once it answered.
+ */
+interface Trail {
+  call?: ToolCall;
+  readonly ran: string[];
+  readonly notes: string[];
+  denier?: string;
+}
+
+/**
+ * The decision record of a `PreToolUse` call: `gate.denied` for a deny, `gate.allowed` for an allow
+ * (`notes` only when there are some: one record per call, kept small). Copies the trail, which a
+ * `decide` the runner stopped waiting for may still be adding to.
+ */
+function decisionRecord(verdict: Verdict, trail: Trail, call: ToolCall): GateRecord {
+  if (verdict.decision === 'deny') {
+    return {
+      type: 'gate.denied',
+      data: { gate: trail.denier ?? 'gates', ...toolOf(call), message: verdict.message },
+    };
+  }
+  return {
+    type: 'gate.allowed',
+    data: { ...toolOf(call), gates: [...trail.ran], ...(trail.notes.length > 0 && { notes: [...trail.notes] }) },
+  };
+}
+
 async function decide(
   call: GateCall,
   gates: AttemptGates,
   dialect: HookDialect,
   dir: string,
   records: GateRecord[],
+  trail: Trail,
   fail: Fail,
 ): Promise<Verdict> {
   const resolved = resolveSettings(gates.settings);
@@ -125,29 +161,20 @@ async function decide(
   } catch (error) {
     return fail('runner', messageOf(error), resolved.failClosed);
   }
+  if (input.event === 'PreToolUse') trail.call = input.call;
   // The harness's HOME (a private one per attempt) is what `~` means in the agent's commands.
   const home = call.env.HOME ?? gates.facts.home;
   const own = { ...gates.facts, ...(home !== undefined && { home }) };
   // What this attempt pushed and opened matters only to nothing-twice, before a call.
   let facts = input.event === 'PreToolUse' && resolved.nothingTwice ? currentFacts(dir, own) : own;
   if (input.event === 'PreToolUse' && resolved.nothingTwice && opensPullRequest(input.call, facts)) {
-    facts = await withForge(facts, records, input);
+    facts = await withForge(facts, trail.notes);
   }
   const evaluation = evaluate(input, facts, resolved);
-  if ('call' in input && evaluation.notes.length > 0) {
-    records.push({ type: 'gate.noted', data: { ...toolOf(input.call), notes: evaluation.notes } });
-  }
+  trail.ran.push(...evaluation.ran);
+  trail.notes.push(...evaluation.notes);
   if (evaluation.verdict.decision === 'deny') {
-    if ('call' in input) {
-      records.push({
-        type: 'gate.denied',
-        data: {
-          gate: evaluation.gate ?? 'gates',
-          ...toolOf(input.call),
-          message: evaluation.verdict.message,
-        },
-      });
-    }
+    trail.denier = evaluation.gate ?? 'gates';
     return evaluation.verdict;
   }
   // A harness whose hook does not say how a call exited has its operations recorded by the engine,
@@ -155,7 +182,7 @@ async function decide(
   const operations = dialect.reportsExitStatus ? evaluation.operations : [];
   for (const operation of operations) records.push({ type: 'operation', data: operation });
   recordSeen(dir, workSeen(operations, gates.facts.branch, { attempt: gates.attempt, harness: gates.harness }));
-  return custom(input, gates, resolved, records, fail);
+  return custom(input, gates, resolved, trail, fail);
 }
 
 /** The task's custom gates for this event, in order; the first deny (PreToolUse) wins. */
@@ -163,12 +190,13 @@ async function custom(
   input: HookInput,
   gates: AttemptGates,
   resolved: ReturnType<typeof resolveSettings>,
-  records: GateRecord[],
+  trail: Trail,
   fail: Fail,
 ): Promise<Verdict> {
   const about = { ...gates, worktree: gates.facts.worktree };
   for (const gate of resolved.custom) {
     if (!gate.events.includes(input.event)) continue;
+    trail.ran.push(gate.name);
     const outcome = await runCustomGate(gate, input, about);
     if ('failure' in outcome) {
       const verdict = fail(gate.name, outcome.failure, gate.failClosed, input);
@@ -176,31 +204,18 @@ async function custom(
       continue;
     }
     if (outcome.verdict.decision === 'deny' && input.event === 'PreToolUse') {
-      records.push({
-        type: 'gate.denied',
-        data: { gate: gate.name, ...toolOf(input.call), message: outcome.verdict.message },
-      });
+      trail.denier = gate.name;
       return outcome.verdict;
     }
   }
   return ALLOW;
 }
 
-/** `facts` with the pull requests the forge lists for the branch; a forge that cannot answer is noted. */
-async function withForge(
-  facts: GateFacts,
-  records: GateRecord[],
-  input: HookInput & { event: 'PreToolUse' },
-): Promise<GateFacts> {
+/** `facts` with the pull requests the forge lists for the branch; a forge that cannot answer is noted in `notes`. */
+async function withForge(facts: GateFacts, notes: string[]): Promise<GateFacts> {
   const listed = await forgePullRequests(facts.worktree, facts.branch);
   if ('failure' in listed) {
-    records.push({
-      type: 'gate.noted',
-      data: {
-        ...toolOf(input.call),
-        notes: [`nothing-twice: could not ask the forge: ${listed.failure}`],
-      },
-    });
+    notes.push(`nothing-twice: could not ask the forge: ${listed.failure}`);
     return facts;
   }
   const byUrl = new Map<string, KnownPullRequest>(facts.pullRequests.map((request) => [request.url, request]));

@@ -23,6 +23,7 @@ describe('evaluate', () => {
       ),
     ).toStrictEqual({
       verdict: { decision: 'allow' },
+      ran: ['nothing-twice', 'commands', 'workspace'],
       operations: [],
       notes: [],
     });
@@ -31,14 +32,18 @@ describe('evaluate', () => {
   it('answers with the first deny in order nothing-twice, commands, workspace', () => {
     // Forcing the execution's own pushed branch from outside the worktree: all three gates would refuse.
     const call = bash(`cd /elsewhere && git push --force origin HEAD:${BRANCH} && rm -rf /`);
-    const first = evaluate({ event: 'PreToolUse', call }, PUSHED, ALL).verdict;
-    expect(first.decision === 'deny' && first.message).toMatch(/^HarmFlow's nothing-twice gate/);
+    const first = evaluate({ event: 'PreToolUse', call }, PUSHED, ALL);
+    expect(first.verdict.decision === 'deny' && first.verdict.message).toMatch(/^HarmFlow's nothing-twice gate/);
+    expect(first).toMatchObject({ gate: 'nothing-twice', ran: ['nothing-twice'] });
 
     const withoutNothingTwice = evaluate({ event: 'PreToolUse', call }, PUSHED, {
       ...ALL,
       nothingTwice: false,
-    }).verdict;
-    expect(withoutNothingTwice.decision === 'deny' && withoutNothingTwice.message).toMatch(/^HarmFlow's commands gate/);
+    });
+    expect(withoutNothingTwice.verdict.decision === 'deny' && withoutNothingTwice.verdict.message).toMatch(
+      /^HarmFlow's commands gate/,
+    );
+    expect(withoutNothingTwice).toMatchObject({ gate: 'commands', ran: ['commands'] });
 
     const onlyWorkspace = evaluate({ event: 'PreToolUse', call }, PUSHED, {
       ...ALL,
@@ -48,15 +53,22 @@ describe('evaluate', () => {
     expect(onlyWorkspace.verdict.decision === 'deny' && onlyWorkspace.verdict.message).toMatch(
       /^HarmFlow's workspace gate/,
     );
+    expect(onlyWorkspace).toMatchObject({ gate: 'workspace', ran: ['workspace'] });
   });
 
-  it('allows everything when every gate is off', () => {
+  it('says which gates ran before a call: every enabled one, in order, when all allow', () => {
+    const call = bash('npm test');
+    const ran = (gates: typeof ALL) => evaluate({ event: 'PreToolUse', call }, facts(), gates).ran;
+    expect(ran(ALL)).toStrictEqual(['nothing-twice', 'commands', 'workspace']);
+    expect(ran({ ...ALL, commands: false })).toStrictEqual(['nothing-twice', 'workspace']);
+    expect(ran({ ...ALL, nothingTwice: false, workspace: false })).toStrictEqual(['commands']);
+  });
+
+  it('allows everything when every gate is off, and no gate ran', () => {
     const off = resolveGates({ operations: false, workspace: false, commands: false, nothingTwice: false });
-    expect(
-      evaluate({ event: 'PreToolUse', call: bash('rm -rf / && git push -f origin main') }, PUSHED, off).verdict,
-    ).toStrictEqual({
-      decision: 'allow',
-    });
+    const result = evaluate({ event: 'PreToolUse', call: bash('rm -rf / && git push -f origin main') }, PUSHED, off);
+    expect(result.verdict).toStrictEqual({ decision: 'allow' });
+    expect(result.ran).toStrictEqual([]);
   });
 
   it('collects notes from every gate that allowed, named after the gate', () => {
@@ -73,6 +85,7 @@ describe('evaluate', () => {
     const result = { ok: true, output: ' + 1234567...89abcde HEAD -> main (forced update)' };
     expect(evaluate({ event: 'PostToolUse', call, result }, facts(), ALL)).toStrictEqual({
       verdict: { decision: 'allow' },
+      ran: ['operations'],
       operations: [
         {
           kind: 'push',
@@ -80,19 +93,22 @@ describe('evaluate', () => {
           ok: true,
           remote: 'origin',
           branch: 'main',
+          sha: '89abcde',
           toolId: 'toolu_01',
         },
       ],
       notes: [],
     });
-    expect(
-      evaluate({ event: 'PostToolUse', call, result }, facts(), { ...ALL, operations: false }).operations,
-    ).toStrictEqual([]);
+    expect(evaluate({ event: 'PostToolUse', call, result }, facts(), { ...ALL, operations: false })).toMatchObject({
+      ran: [],
+      operations: [],
+    });
   });
 
   it('has nothing to check on Stop', () => {
     expect(evaluate({ event: 'Stop' }, facts(), ALL)).toStrictEqual({
       verdict: { decision: 'allow' },
+      ran: [],
       operations: [],
       notes: [],
     });

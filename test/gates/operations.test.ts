@@ -28,7 +28,7 @@ describe('operations gate (the engine’s recognizer behind a gate’s call and 
     ).toStrictEqual([
       {
         kind: 'commit',
-        command: 'git commit -m Fix dates',
+        command: 'git commit -m "Fix dates"',
         ok: true,
         sha: '1a2b3c4',
         subject: 'Fix dates',

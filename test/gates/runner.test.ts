@@ -26,11 +26,20 @@ const denyReason = (stdout: string) =>
     .permissionDecisionReason;
 
 describe('runGate: built-in gates', () => {
-  it('allows an ordinary call with an empty answer and records nothing', async () => {
+  it('allows an ordinary call with an empty answer and records gate.allowed with the gates that ran', async () => {
     const at = open();
     const reply = await runGate({ event: 'PreToolUse', stdin: preBash('npm test', at.worktree), env: at.env });
     expect(reply).toStrictEqual({ stdout: '', exitCode: 0 });
-    expect(at.records()).toStrictEqual([]);
+    expect(at.records()).toMatchObject([
+      {
+        execution: EXECUTION,
+        attempt: 1,
+        harness: 'claude-code',
+        source: 'gate',
+        type: 'gate.allowed',
+        data: { tool: 'Bash', toolId: 'toolu_pre', gates: ['nothing-twice', 'commands', 'workspace'] },
+      },
+    ]);
   });
 
   it('denies a force-push to the base branch in Claude Code’s protocol and records gate.denied from the gate', async () => {
@@ -91,7 +100,13 @@ describe('runGate: built-in gates', () => {
           outcome: 'quota_exhausted',
           startedAt: '2026-12-01T10:00:00.000Z',
           endedAt: '2026-12-01T10:05:00.000Z',
-          workItems: [{ text: 'Open a pull request', status: 'completed', pullRequest: { url, number: 7 } }],
+          workItems: [
+            {
+              text: 'Open a pull request',
+              reported: { status: 'completed', by: 'codex plan' },
+              pullRequest: { url, number: 7 },
+            },
+          ],
         },
       ],
     });
@@ -136,13 +151,17 @@ describe('runGate: custom gates', () => {
         type: 'gate.failed',
         data: { gate: 'mine', event: 'PreToolUse', error: 'exited with code 1: boom', decision: 'allow' },
       },
+      { type: 'gate.allowed', data: { gates: ['nothing-twice', 'commands', 'workspace', 'mine'] } },
     ]);
     open1.cleanup();
 
     const closed = open(gate('exit 1', { failClosed: true }));
     const denied = await runGate({ event: 'PreToolUse', stdin: preBash('ls', closed.worktree), env: closed.env });
     expect(denyReason(denied.stdout)).toMatch(/mine gate failed \(exited with code 1\) and is set to fail closed/);
-    expect(closed.records()).toMatchObject([{ type: 'gate.failed', data: { decision: 'deny' } }]);
+    expect(closed.records()).toMatchObject([
+      { type: 'gate.failed', data: { decision: 'deny' } },
+      { type: 'gate.denied', data: { gate: 'mine', tool: 'Bash', message: denyReason(denied.stdout) } },
+    ]);
   });
 
   it('a gate that hangs is killed at its timeout, recorded, and the call allowed without waiting for it', async () => {
@@ -151,13 +170,19 @@ describe('runGate: custom gates', () => {
     const reply = await runGate({ event: 'PreToolUse', stdin: preBash('ls', at.worktree), env: at.env });
     expect(reply).toStrictEqual({ stdout: '', exitCode: 0 });
     expect(Date.now() - started).toBeLessThan(10_000);
-    expect(at.records()).toMatchObject([{ type: 'gate.failed', data: { error: 'timed out after 300 ms' } }]);
+    expect(at.records()).toMatchObject([
+      { type: 'gate.failed', data: { error: 'timed out after 300 ms' } },
+      { type: 'gate.allowed', data: { gates: ['nothing-twice', 'commands', 'workspace', 'mine'] } },
+    ]);
   });
 
   it('nonsense on stdout is a failure, not an allow', async () => {
     const at = open(gate(`echo '{"decision":"maybe"}'`));
     await runGate({ event: 'PreToolUse', stdin: preBash('ls', at.worktree), env: at.env });
-    expect(at.records()).toMatchObject([{ type: 'gate.failed', data: { error: expect.stringMatching(/^answered/) } }]);
+    expect(at.records()).toMatchObject([
+      { type: 'gate.failed', data: { error: expect.stringMatching(/^answered/) } },
+      { type: 'gate.allowed' },
+    ]);
   });
 });
 
