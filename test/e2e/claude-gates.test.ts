@@ -7,12 +7,11 @@
  */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { parseEventRecord } from '../../src/events/schema.js';
 import { connectHarness } from '../../src/simulators/model-api/connect.js';
-import { type ModelApi, startModelApi } from '../../src/simulators/model-api/server.js';
-import { type Bench, GIT_IDENTITY, git, makeBench } from '../execution/fixture.js';
-import { REAL_PATH, realHarnessesAvailable } from './real-harnesses.js';
+import { GIT_IDENTITY, git } from '../execution/fixture.js';
+import { REAL_PATH, realCliLab, realHarnessesAvailable } from './real-harnesses.js';
 
 const enabled = realHarnessesAvailable(['claude-code']);
 
@@ -20,38 +19,21 @@ const FORCE_PUSH = 'git push --force origin HEAD:main';
 const COMMIT = 'printf "gated\\n" > gated.txt && git add gated.txt && git commit -m "Add gated.txt"';
 const FAILING = 'echo failing on purpose; exit 3';
 
-let api: ModelApi;
-let bench: Bench;
-beforeAll(async () => {
-  if (enabled) {
-    api = await startModelApi({
-      scripts: {
-        gates: [
-          { shell: { command: FORCE_PUSH } },
-          { shell: { command: COMMIT } },
-          { shell: { command: FAILING } },
-          'Done: committed gated.txt.',
-        ],
-      },
-    });
-  }
-});
-afterAll(async () => {
-  await api?.close();
-});
-beforeEach(() => {
-  if (enabled) bench = makeBench();
-});
-afterEach(async () => {
-  await bench?.cleanup();
-});
+const lab = realCliLab(enabled, () => ({
+  gates: [
+    { shell: { command: FORCE_PUSH } },
+    { shell: { command: COMMIT } },
+    { shell: { command: FAILING } },
+    'Done: committed gated.txt.',
+  ],
+}));
 
 describe.skipIf(!enabled)('gates with the real claude-code CLI', () => {
   it('a PreToolUse deny is honoured and read by the model; a PostToolUse commit is recorded by the gate, every line whole; a failed call reaches the gates with its exit code', async () => {
-    const connection = connectHarness('claude-code', { url: api.url, script: 'gates' });
+    const connection = connectHarness('claude-code', { url: lab.api.url, script: 'gates' });
     // A custom gate that keeps what it is given after each call: a failed call reaches it too.
-    const seen = join(bench.dir, 'post-tool-use.jsonl');
-    const task = bench.task({
+    const seen = join(lab.bench.dir, 'post-tool-use.jsonl');
+    const task = lab.bench.task({
       harness: {
         harness: 'claude-code',
         env: connection.env,
@@ -61,12 +43,12 @@ describe.skipIf(!enabled)('gates with the real claude-code CLI', () => {
       timeout: '3m',
       gates: { custom: [{ name: 'keep', command: `cat >> '${seen}'; echo >> '${seen}'`, events: ['PostToolUse'] }] },
     });
-    const baseMain = git(bench.origin, 'rev-parse', 'main');
-    const result = await bench.run(task, { hostEnv: { ...process.env, ...GIT_IDENTITY, PATH: REAL_PATH } });
+    const baseMain = git(lab.bench.origin, 'rev-parse', 'main');
+    const result = await lab.bench.run(task, { hostEnv: { ...process.env, ...GIT_IDENTITY, PATH: REAL_PATH } });
     expect(result.attempts.map((attempt) => attempt.outcome)).toEqual(['completed']);
 
     // Every line of the log is a whole record: the gate's process and the engine appended to it together.
-    const lines = readFileSync(bench.home.eventsFile(result.id), 'utf8').split('\n').filter(Boolean);
+    const lines = readFileSync(lab.bench.home.eventsFile(result.id), 'utf8').split('\n').filter(Boolean);
     const records = lines.map((line) => parseEventRecord(line));
     expect(records.filter((record) => record === undefined)).toEqual([]);
     const all = records.filter((record) => record !== undefined);
@@ -76,8 +58,8 @@ describe.skipIf(!enabled)('gates with the real claude-code CLI', () => {
     expect(denied).toMatchObject({ source: 'gate', attempt: 1, harness: 'claude-code', data: { gate: 'commands' } });
     const message = denied?.type === 'gate.denied' ? denied.data.message : '<none>';
     expect(message).toMatch(/^HarmFlow's commands gate refused `git push --force origin HEAD:main`/);
-    expect(git(bench.origin, 'rev-parse', 'main')).toBe(baseMain);
-    const afterDeny = api.requests.filter((request) => request.script === 'gates' && request.reply === 1);
+    expect(git(lab.bench.origin, 'rev-parse', 'main')).toBe(baseMain);
+    const afterDeny = lab.api.requests.filter((request) => request.script === 'gates' && request.reply === 1);
     expect(afterDeny[0]?.lastToolResult).toContain(message);
 
     // The commit: one operation record, written by the gate after the call, between the engine's records.

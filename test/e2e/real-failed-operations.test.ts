@@ -11,16 +11,15 @@
  * Runs when HARMFLOW_HARNESS_BIN_DIRS lists the CLIs (real-harnesses.ts).
  */
 import { readFileSync } from 'node:fs';
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { HarnessName } from '../../src/core/outcome.js';
 import { readEvents } from '../../src/events/log.js';
 import type { EventRecord } from '../../src/events/schema.js';
 import { ExecutionContext } from '../../src/execution/context-schema.js';
 import { dialectOf } from '../../src/gates/dialects.js';
 import type { ReplySpec } from '../../src/simulators/model-api/script.js';
-import { type ModelApi, startModelApi } from '../../src/simulators/model-api/server.js';
-import { type Bench, GIT_IDENTITY, makeBench } from '../execution/fixture.js';
-import { REAL_PATH, realHarnessesAvailable, realLink } from './real-harnesses.js';
+import { GIT_IDENTITY } from '../execution/fixture.js';
+import { REAL_PATH, realCliLab, realHarnessesAvailable, realLink } from './real-harnesses.js';
 
 const HARNESSES = ['claude-code', 'codex', 'gemini', 'opencode'] as const satisfies readonly HarnessName[];
 const enabled = realHarnessesAvailable(HARNESSES);
@@ -61,24 +60,11 @@ for (const harness of HARNESSES) {
   scripts[`${harness}-after`] = ['Done: read the handoff; nothing left to retry.'];
 }
 
-let api: ModelApi;
-let bench: Bench;
-beforeAll(async () => {
-  if (enabled) api = await startModelApi({ scripts });
-});
-afterAll(async () => {
-  await api?.close();
-});
-beforeEach(() => {
-  if (enabled) bench = makeBench();
-});
-afterEach(async () => {
-  await bench?.cleanup();
-});
+const lab = realCliLab(enabled, () => scripts);
 
 /** A link of the real CLI on `script`, with the fake forge's store passed in; Gemini on a pinned model (no router call). */
 function link(harness: HarnessName, script: string, account?: string): Record<string, unknown> {
-  const base = realLink(api.url, harness, script);
+  const base = realLink(lab.api.url, harness, script);
   return {
     ...base,
     ...(harness === 'gemini' && { model: 'gemini-2.5-pro' }),
@@ -91,15 +77,15 @@ describe.skipIf(!enabled).each(HARNESSES)('the real %s CLI', (harness) => {
   it(
     'records a failed push, commit, pull request and test run as failed with their exit codes, and the handoff says so',
     async () => {
-      const task = bench.task({
+      const task = lab.bench.task({
         prompt: 'Commit, push and open a pull request; run the tests.',
         harness: link(harness, `${harness}-fail`),
         // Another account: the registry keeps the first one out of quota, not this one.
         fallbacks: [link(harness, `${harness}-after`, 'fallback')],
         timeout: '4m',
       });
-      const result = await bench.run(task, {
-        hostEnv: { ...process.env, ...GIT_IDENTITY, HARMFLOW_FORGE_DIR: bench.forgeDir, PATH: REAL_PATH },
+      const result = await lab.bench.run(task, {
+        hostEnv: { ...process.env, ...GIT_IDENTITY, HARMFLOW_FORGE_DIR: lab.bench.forgeDir, PATH: REAL_PATH },
       });
 
       expect(result.attempts.map((attempt) => [attempt.harness, attempt.outcome])).toEqual([
@@ -110,7 +96,7 @@ describe.skipIf(!enabled).each(HARNESSES)('the real %s CLI', (harness) => {
 
       // The record: one `operation` a call, failed, with its exit code — by the gates from the hook
       // where the hook says how a call exited, else by the engine from the stream.
-      const records = readEvents(bench.home.eventsFile(result.id));
+      const records = readEvents(lab.bench.home.eventsFile(result.id));
       const operations = records.filter(
         (record): record is Extract<EventRecord, { type: 'operation' }> =>
           record.type === 'operation' && record.attempt === 1,
@@ -165,7 +151,7 @@ describe.skipIf(!enabled).each(HARNESSES)('the real %s CLI', (harness) => {
       );
       expect(prompt).toContain(`tests \`${TEST}\` failed (exit 1; 0 passed; 1 failed; 0 skipped)`);
       // …and the CLI of the second link was given that prompt.
-      const handedOff = api.requests.filter(
+      const handedOff = lab.api.requests.filter(
         (request) =>
           request.script === `${harness}-after` && request.reply !== 'title' && request.reply !== 'classifier',
       );

@@ -7,7 +7,7 @@
  */
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { HarnessName } from '../../src/core/outcome.js';
 import type { HarnessSpec } from '../../src/core/task.js';
 import { readEvents } from '../../src/events/log.js';
@@ -18,9 +18,8 @@ import { runAttempt } from '../../src/execution/run-attempt.js';
 import { getAdapter } from '../../src/harnesses/registry.js';
 import { connectHarness } from '../../src/simulators/model-api/connect.js';
 import type { ReplySpec } from '../../src/simulators/model-api/script.js';
-import { type ModelApi, startModelApi } from '../../src/simulators/model-api/server.js';
-import { type Bench, GIT_IDENTITY, makeBench } from '../execution/fixture.js';
-import { REAL_PATH, realHarnessesAvailable } from './real-harnesses.js';
+import { GIT_IDENTITY } from '../execution/fixture.js';
+import { REAL_PATH, realCliLab, realHarnessesAvailable } from './real-harnesses.js';
 
 const HARNESSES = ['claude-code', 'codex', 'gemini', 'opencode'] as const satisfies readonly HarnessName[];
 const enabled = realHarnessesAvailable(HARNESSES);
@@ -61,23 +60,10 @@ scripts['chain-opencode'] = [
   'Done: finished the task.',
 ];
 
-let api: ModelApi;
-let bench: Bench;
-beforeAll(async () => {
-  if (enabled) api = await startModelApi({ scripts });
-});
-afterAll(async () => {
-  await api?.close();
-});
-beforeEach(() => {
-  if (enabled) bench = makeBench();
-});
-afterEach(async () => {
-  await bench?.cleanup();
-});
+const lab = realCliLab(enabled, () => scripts);
 
 function link(harness: HarnessName, script: string, auth?: 'oauth'): Record<string, unknown> {
-  const connection = connectHarness(harness, { url: api.url, script, ...(auth && { auth }) });
+  const connection = connectHarness(harness, { url: lab.api.url, script, ...(auth && { auth }) });
   const model = MODEL[harness];
   return {
     harness,
@@ -89,15 +75,15 @@ function link(harness: HarnessName, script: string, auth?: 'oauth'): Record<stri
 }
 
 function task(harness: Record<string, unknown>, fallbacks: Record<string, unknown>[] = []) {
-  return bench.task({ harness, fallbacks, timeout: '3m' });
+  return lab.bench.task({ harness, fallbacks, timeout: '3m' });
 }
 
 // The links pass the git identity through (passEnv): the host gives it.
 const run = (t: ReturnType<typeof task>) =>
-  bench.run(t, { hostEnv: { ...process.env, ...GIT_IDENTITY, PATH: REAL_PATH } });
+  lab.bench.run(t, { hostEnv: { ...process.env, ...GIT_IDENTITY, PATH: REAL_PATH } });
 
 function requestsOf(script: string) {
-  return api.requests.filter((request) => request.script === script);
+  return lab.api.requests.filter((request) => request.script === script);
 }
 
 describe.skipIf(!enabled).each(HARNESSES)('the real %s CLI', (harness) => {
@@ -106,20 +92,20 @@ describe.skipIf(!enabled).each(HARNESSES)('the real %s CLI', (harness) => {
 
     expect(result.attempts.map((a) => [a.outcome, a.message])).toEqual([['completed', expect.any(String)]]);
     expect(readFileSync(join(result.worktree, 'edited.txt'), 'utf8')).toBe(`edited by ${harness}\n`);
-    const records = readEvents(bench.home.eventsFile(result.id));
+    const records = readEvents(lab.bench.home.eventsFile(result.id));
     const sessionId = records.find((r) => r.type === 'session.started')?.data;
     expect(sessionId).toBeDefined();
     const fileChange = records.find((r) => r.type === 'operation' && r.data.kind === 'file_change');
     expect(fileChange?.data).toMatchObject({ kind: 'file_change', files: ['edited.txt'] });
     expect(records.filter((r) => r.type === 'raw')).toEqual([]);
-    const [attempt] = await bench.store.listAttempts(result.id);
+    const [attempt] = await lab.bench.store.listAttempts(result.id);
     expect(attempt?.inputTokens).toBeGreaterThan(0);
     expect(attempt?.outputTokens).toBeGreaterThan(0);
     expect(attempt?.sessionId).toBeDefined();
 
     // A follow-up turn in the same attempt: same private home, same worktree, the session resumed.
     const events: string[] = [];
-    const connection = connectHarness(harness, { url: api.url, script: `${harness}-edit` });
+    const connection = connectHarness(harness, { url: lab.api.url, script: `${harness}-edit` });
     const model = MODEL[harness];
     const spec: HarnessSpec = {
       harness,
@@ -137,7 +123,7 @@ describe.skipIf(!enabled).each(HARNESSES)('the real %s CLI', (harness) => {
       prompt: 'Is the file there?',
       resumeSessionId: attempt.sessionId,
       worktree: result.worktree,
-      attemptDir: bench.home.attemptDir(result.id, 1),
+      attemptDir: lab.bench.home.attemptDir(result.id, 1),
       deadline: Date.now() + 120_000,
       interruptBudgetMs: 2_000,
       path: REAL_PATH,

@@ -6,11 +6,14 @@
  * a failure, never a skip.
  */
 import { delimiter } from 'node:path';
+import { afterAll, afterEach, beforeAll, beforeEach } from 'vitest';
 import type { HarnessName } from '../../src/core/outcome.js';
 import { getAdapter } from '../../src/harnesses/registry.js';
 import { findExecutable } from '../../src/proc/which.js';
 import { connectHarness } from '../../src/simulators/model-api/connect.js';
-import { GIT_IDENTITY } from '../execution/fixture.js';
+import type { ScriptsSpec } from '../../src/simulators/model-api/script.js';
+import { type ModelApi, startModelApi } from '../../src/simulators/model-api/server.js';
+import { type Bench, GIT_IDENTITY, makeBench } from '../execution/fixture.js';
 
 export const HARNESS_BIN_DIRS = (process.env.HARMFLOW_HARNESS_BIN_DIRS ?? '').split(delimiter).filter(Boolean);
 const REQUIRED = process.env.HARMFLOW_REQUIRE_HARNESSES === '1';
@@ -55,5 +58,43 @@ export function realLink(url: string, harness: HarnessName, script: string): Rec
     env: connection.env,
     args: connection.args,
     passEnv: Object.keys(GIT_IDENTITY),
+  };
+}
+
+/** What a file of real-CLI tests works with: the model-API simulator, and a fresh bench per test. */
+export interface RealCliLab {
+  readonly api: ModelApi;
+  readonly bench: Bench;
+}
+
+/**
+ * Starts the model-API simulator on `scripts` for the file and makes a bench (a repository, an
+ * origin, a state directory) for each test, closing both after; does nothing when `enabled` is
+ * false. Registers vitest's hooks: call it at the top level of a test file.
+ */
+export function realCliLab(enabled: boolean, scripts: () => ScriptsSpec): RealCliLab {
+  let api: ModelApi | undefined;
+  let bench: Bench | undefined;
+  beforeAll(async () => {
+    if (enabled) api = await startModelApi({ scripts: scripts() });
+  });
+  afterAll(async () => {
+    await api?.close();
+  });
+  beforeEach(() => {
+    if (enabled) bench = makeBench();
+  });
+  afterEach(async () => {
+    await bench?.cleanup();
+  });
+  return {
+    get api() {
+      if (api === undefined) throw new Error('the model-API simulator is not started (the CLIs are missing)');
+      return api;
+    },
+    get bench() {
+      if (bench === undefined) throw new Error('no bench outside a test (the CLIs are missing)');
+      return bench;
+    },
   };
 }

@@ -6,15 +6,14 @@
  * alone that may wait for the reset waits (the execution `waiting`), then carries on as a new attempt
  * on Claude Code, with the handoff. Runs when HARMFLOW_HARNESS_BIN_DIRS lists the CLIs.
  */
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { HarnessName } from '../../src/core/outcome.js';
 import { readEvents } from '../../src/events/log.js';
 import type { EventRecord } from '../../src/events/schema.js';
 import type { EngineOptions } from '../../src/execution/engine.js';
-import { type ModelApi, startModelApi } from '../../src/simulators/model-api/server.js';
-import { type Bench, GIT_IDENTITY, makeBench } from '../execution/fixture.js';
+import { GIT_IDENTITY } from '../execution/fixture.js';
 import { HandClock } from '../execution/hand-clock.js';
-import { REAL_PATH, realHarnessesAvailable, realLink } from './real-harnesses.js';
+import { REAL_PATH, realCliLab, realHarnessesAvailable, realLink } from './real-harnesses.js';
 
 const enabled = realHarnessesAvailable(['claude-code', 'codex']);
 
@@ -24,49 +23,32 @@ const SUBSCRIPTION_RESET_MS = 2 * 60 * 60 * 1000;
 /** Up to three real CLI runs of a few seconds each. */
 const TEST_TIMEOUT_MS = 120_000;
 
-let api: ModelApi;
-let bench: Bench;
-beforeAll(async () => {
-  if (enabled) {
-    api = await startModelApi({
-      scripts: {
-        'skip-claude': [{ quota: true }, 'Claude again, after the reset.'],
-        'skip-codex': ['Done on codex.'],
-        'wait-claude': [{ quota: true }, 'Done after the reset.'],
-      },
-    });
-  }
-});
-afterAll(async () => {
-  await api?.close();
-});
-beforeEach(() => {
-  if (enabled) bench = makeBench();
-});
-afterEach(async () => {
-  await bench?.cleanup();
-});
+const lab = realCliLab(enabled, () => ({
+  'skip-claude': [{ quota: true }, 'Claude again, after the reset.'],
+  'skip-codex': ['Done on codex.'],
+  'wait-claude': [{ quota: true }, 'Done after the reset.'],
+}));
 
 /** A chain link running the real CLI on `script` (real-harnesses.ts). */
 function link(harness: HarnessName, script: string): Record<string, unknown> {
-  return realLink(api.url, harness, script);
+  return realLink(lab.api.url, harness, script);
 }
 
 function run(fields: Record<string, unknown>, options: Partial<EngineOptions>) {
-  return bench.run(bench.task({ timeout: '3m', ...fields }), {
+  return lab.bench.run(lab.bench.task({ timeout: '3m', ...fields }), {
     hostEnv: { ...process.env, ...GIT_IDENTITY, PATH: REAL_PATH }, // realLink passes the git identity through
     ...options,
   });
 }
 
 function recordsOf<T extends EventRecord['type']>(id: string, type: T): Extract<EventRecord, { type: T }>[] {
-  return readEvents(bench.home.eventsFile(id)).filter(
+  return readEvents(lab.bench.home.eventsFile(id)).filter(
     (record): record is Extract<EventRecord, { type: T }> => record.type === type,
   );
 }
 
 function requestsOf(script: string) {
-  return api.requests.filter((request) => request.script === script);
+  return lab.api.requests.filter((request) => request.script === script);
 }
 
 /**
@@ -100,7 +82,7 @@ describe.skipIf(!enabled)('quota-aware scheduling with the real claude-code and 
       expect(first.attempts[0]?.message).toMatch(/^You've hit your 5-hour limit · resets /);
       const resetsAt = claudeReset(first.id, 'skip-claude');
       expect(first.attempts[0]?.resetsAt).toBe(resetsAt);
-      expect(await bench.store.listQuotas()).toMatchObject([exhaustedUntil(resetsAt)]);
+      expect(await lab.bench.store.listQuotas()).toMatchObject([exhaustedUntil(resetsAt)]);
 
       // The next execution starts on codex: claude-code is out for two more hours, and is not asked.
       const chain = { harness: claude, fallbacks: [link('codex', 'skip-codex')] };
@@ -121,7 +103,7 @@ describe.skipIf(!enabled)('quota-aware scheduling with the real claude-code and 
       expect(third.attempts.map((a) => [a.harness, a.outcome])).toEqual([['claude-code', 'completed']]);
       expect(recordsOf(third.id, 'harness.skipped')).toEqual([]);
       expect(requestsOf('skip-claude').find((request) => request.reply === 1)?.status).toBe(200);
-      const quotas = await bench.store.listQuotas();
+      const quotas = await lab.bench.store.listQuotas();
       expect(quotas.map((q) => [q.harness, q.account, q.state])).toEqual(
         expect.arrayContaining([
           ['claude-code', '', 'ok'],
@@ -141,8 +123,8 @@ describe.skipIf(!enabled)('quota-aware scheduling with the real claude-code and 
       let registry: unknown[] = [];
       let execution = '';
       clock.onSleep = async () => {
-        states.push((await bench.store.getExecution(execution))?.state ?? '?');
-        registry = await bench.store.listQuotas();
+        states.push((await lab.bench.store.getExecution(execution))?.state ?? '?');
+        registry = await lab.bench.store.listQuotas();
       };
       const result = await run(
         { harness: link('claude-code', 'wait-claude'), waitForReset: true, timeout: '3h' },
@@ -172,7 +154,7 @@ describe.skipIf(!enabled)('quota-aware scheduling with the real claude-code and 
       expect(clock.slept[0]).toBeGreaterThanOrEqual(Date.parse(resetsAt) - start + 1_000);
       expect(clock.slept[0]).toBeLessThanOrEqual(Date.parse(resetsAt) - start + 10_000);
       expect(clock.time).toBeGreaterThan(Date.parse(resetsAt));
-      const types = readEvents(bench.home.eventsFile(result.id)).map((record) => record.type);
+      const types = readEvents(lab.bench.home.eventsFile(result.id)).map((record) => record.type);
       expect(types.indexOf('quota.waiting')).toBeLessThan(types.indexOf('wait.ended'));
       expect(types.indexOf('wait.ended')).toBeLessThan(types.lastIndexOf('attempt.started'));
       expect(recordsOf(result.id, 'wait.ended')[0]?.data).toEqual({ harness: 'claude-code', reason: 'reset' });
@@ -184,7 +166,7 @@ describe.skipIf(!enabled)('quota-aware scheduling with the real claude-code and 
       expect(answered?.status).toBe(200);
       expect(answered?.lastUserText).toContain(`HarmFlow context file: ${result.contextFile}`);
       expect(answered?.lastUserText).toContain('Attempt 1 — claude-code');
-      expect((await bench.store.getExecution(result.id))?.state).toBe('succeeded');
+      expect((await lab.bench.store.getExecution(result.id))?.state).toBe('succeeded');
     },
     TEST_TIMEOUT_MS,
   );

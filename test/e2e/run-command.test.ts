@@ -12,7 +12,7 @@ import { stringify } from 'yaml';
 import { ExecutionContext } from '../../src/execution/context-schema.js';
 import { connectHarness } from '../../src/simulators/model-api/connect.js';
 import { type ModelApi, startModelApi } from '../../src/simulators/model-api/server.js';
-import { type Bench, makeBench } from '../execution/fixture.js';
+import { type Bench, GIT_IDENTITY, makeBench } from '../execution/fixture.js';
 import { REAL_PATH, realHarnessesAvailable } from './real-harnesses.js';
 
 const BIN = fileURLToPath(new URL('../../bin/harmflow.js', import.meta.url));
@@ -55,7 +55,8 @@ describe.skipIf(!enabled)('harmflow run with real CLIs', () => {
     const home = join(bench.dir, 'cli-home');
     // Asynchronously: the simulator answering the CLIs runs in this process's event loop.
     const run = await promisify(execFile)(process.execPath, [BIN, 'run', file], {
-      env: { PATH: REAL_PATH, HARMFLOW_HOME: home },
+      // The identity the user has in their terminal, which HarmFlow gives the harnesses to commit with.
+      env: { PATH: REAL_PATH, HARMFLOW_HOME: home, ...GIT_IDENTITY },
       timeout: 120_000,
     });
 

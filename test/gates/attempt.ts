@@ -7,6 +7,7 @@
 import { mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { afterEach } from 'vitest';
 import { GatesConfig, type GatesConfig as GatesSection } from '../../src/core/gates-config.js';
 import { type EventRecord, parseEventRecord } from '../../src/events/schema.js';
 import { writeAttemptGates } from '../../src/execution/attempt-gates.js';
@@ -26,10 +27,15 @@ export interface GateAttempt {
   cleanup(): void;
 }
 
+export interface GateAttemptOptions {
+  readonly section?: GatesSection;
+  readonly harness?: string;
+  readonly attempt?: number;
+  readonly earlier?: AttemptContext[];
+}
+
 /** An attempt (number `attempt`, on `harness`) whose task has the `gates:` section `section`. */
-export function gateAttempt(
-  options: { section?: GatesSection; harness?: string; attempt?: number; earlier?: AttemptContext[] } = {},
-): GateAttempt {
+export function gateAttempt(options: GateAttemptOptions = {}): GateAttempt {
   const root = mkdtempSync(join(tmpdir(), 'harmflow-gates-'));
   const worktree = join(root, 'worktrees', EXECUTION);
   mkdirSync(worktree, { recursive: true });
@@ -98,4 +104,20 @@ export function postBash(command: string, stdout: string, cwd: string, id = 'too
     tool_use_id: id,
     tool_response: { stdout, stderr: '', interrupted: false, isImage: false },
   });
+}
+
+/**
+ * `gateAttempt` for a test file whose tests open one attempt each: the one a test opened is removed
+ * after it (registers vitest's afterEach; call at the top level).
+ */
+export function gateAttemptPerTest(): (options?: GateAttemptOptions) => GateAttempt {
+  let attempt: GateAttempt | undefined;
+  afterEach(() => {
+    attempt?.cleanup();
+    attempt = undefined;
+  });
+  return (options = {}) => {
+    attempt = gateAttempt(options);
+    return attempt;
+  };
 }

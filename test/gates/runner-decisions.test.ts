@@ -6,22 +6,13 @@
  * Every record is read back through the event schema (`GateAttempt.records`).
  */
 import { readFileSync } from 'node:fs';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { GatesConfig } from '../../src/core/gates-config.js';
 import type { EventRecord } from '../../src/events/schema.js';
 import { runGate } from '../../src/gates/runner.js';
-import { type GateAttempt, gateAttempt, postBash, preBash } from './attempt.js';
+import { gateAttemptPerTest, postBash, preBash } from './attempt.js';
 
-let attempt: GateAttempt | undefined;
-afterEach(() => {
-  attempt?.cleanup();
-  attempt = undefined;
-});
-
-function open(options: Parameters<typeof gateAttempt>[0] = {}): GateAttempt {
-  attempt = gateAttempt(options);
-  return attempt;
-}
+const open = gateAttemptPerTest();
 
 const BUILT_IN = ['nothing-twice', 'commands', 'workspace'];
 const DECISIONS = new Set(['gate.allowed', 'gate.denied']);

@@ -5,21 +5,12 @@
  */
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { GATES_FILE } from '../../src/gates/attempt-file.js';
 import { runGate } from '../../src/gates/runner.js';
-import { BRANCH, EXECUTION, type GateAttempt, gateAttempt, postBash, preBash } from './attempt.js';
+import { BRANCH, EXECUTION, gateAttemptPerTest, postBash, preBash } from './attempt.js';
 
-let attempt: GateAttempt | undefined;
-afterEach(() => {
-  attempt?.cleanup();
-  attempt = undefined;
-});
-
-function open(options: Parameters<typeof gateAttempt>[0] = {}): GateAttempt {
-  attempt = gateAttempt(options);
-  return attempt;
-}
+const open = gateAttemptPerTest();
 
 const denyReason = (stdout: string) =>
   (JSON.parse(stdout) as { hookSpecificOutput: { permissionDecisionReason: string } }).hookSpecificOutput
