@@ -78,7 +78,7 @@ describe('GET /api/executions/:id', () => {
 
 describe('GET /api/executions/:id/context', () => {
   const context = {
-    version: 1,
+    version: 2,
     execution: RUNNING_ID,
     task: 'fix-login',
     branch: `harmflow/fix-login-${RUNNING_ID}`,
@@ -93,7 +93,13 @@ describe('GET /api/executions/:id/context', () => {
         outcome: 'quota_exhausted',
         startedAt: '2025-03-01T10:00:01.000Z',
         endedAt: '2025-03-01T10:05:00.000Z',
-        workItems: [{ text: 'fix the login', status: 'in_progress', filesChanged: ['src/login.ts'] }],
+        workItems: [
+          {
+            text: 'fix the login',
+            reported: { status: 'in_progress', by: 'claude-code plan' },
+            filesChanged: ['src/login.ts'],
+          },
+        ],
       },
     ],
   };
@@ -112,6 +118,19 @@ describe('GET /api/executions/:id/context', () => {
     const { status, body } = await json(`/api/executions/${RUNNING_ID}/context`);
     expect(status).toBe(200);
     expect(body).toEqual(context);
+  });
+
+  it('serves a version 1 context.json as version 2: its plan statuses as what the harness reported', async () => {
+    const file = fixture.home.contextFile(RUNNING_ID);
+    mkdirSync(dirname(file), { recursive: true });
+    const attempt = { ...context.attempts[0], workItems: [{ text: 'fix the login', status: 'in_progress' }] };
+    writeFileSync(file, JSON.stringify({ ...context, version: 1, attempts: [attempt] }));
+    const { status, body } = await json(`/api/executions/${RUNNING_ID}/context`);
+    expect(status).toBe(200);
+    expect(body.version).toBe(2);
+    expect(body.attempts[0].workItems).toEqual([
+      { text: 'fix the login', reported: { status: 'in_progress', by: 'claude-code plan' } },
+    ]);
   });
 
   it('answers 500 with a JSON error for a context.json that does not parse', async () => {
