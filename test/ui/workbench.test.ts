@@ -412,6 +412,7 @@ describe.skipIf(!available)('the Workbench in Chromium', () => {
     expect(await warning.isVisible()).toBe(true);
     expect(await warning.textContent()).toMatch(new RegExp(`^⚠ Warning: ${NOT_SEEN.commitsFailed}`));
     expect(await page.locator('#summary-body dl.facts dd').nth(1).textContent()).toBe('succeeded — completed');
+    await page.locator('#summary-body').screenshot({ path: join(SHOTS, 'unconfirmed.png') });
 
     // The Events timeline has the warning as its own row, marked.
     await page.keyboard.press('2');
