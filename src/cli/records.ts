@@ -12,7 +12,7 @@ import { followEvents, readEvents } from '../events/log.js';
 import { describeTry } from '../execution/claims.js';
 import { StoredContext } from '../execution/context-schema.js';
 import { type ExecutionDisk, executionDisk } from '../execution/execution-disk.js';
-import { describeOperation } from '../execution/handoff.js';
+import { describeOperation } from '../web/describe-operation.js';
 import { findExecution, openHome } from './context-home.js';
 import { formatRecord } from './timeline.js';
 

@@ -12,8 +12,8 @@
  * still this file's own (see docs/cli.md).
  */
 import type { EventData, EventRecord } from '../events/schema.js';
-import { describeOperation } from '../execution/handoff.js';
 import { describeEvent, describeWorkspaceWarning, isRoutine } from '../web/describe-event.js';
+import { describeOperation } from '../web/describe-operation.js';
 
 const WIDTH = 100;
 
@@ -72,10 +72,8 @@ function describe(record: EventRecord): string | undefined {
       return `${record.data.ok ? 'ok' : 'error'}${record.data.exitCode !== undefined ? ` (exit ${record.data.exitCode})` : ''}`;
     case 'plan':
       return record.data.items.map((item) => `[${mark(item.status)}] ${item.text}`).join('  ');
-    case 'operation': {
-      const error = 'error' in record.data && record.data.error !== undefined ? `: ${record.data.error}` : '';
-      return `${describeOperation(record.data)}${'ok' in record.data && !record.data.ok ? error : ''}`;
-    }
+    case 'operation':
+      return describeOperation(record.data);
     case 'workspace.warning':
       return describeWorkspaceWarning(record.data.kind, record.data.message).replace(/^⚠ /, '');
     case 'gate.allowed':

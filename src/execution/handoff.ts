@@ -4,6 +4,9 @@
  * pushing or opening a pull request. The line `HarmFlow context file: <path>` is a contract: agents
  * (and the simulator) recognize a continued execution by it.
  */
+
+// The one describer of operations, DOM-free, which every surface shows too (the web build reaches only src/web).
+import { describeOperation, describeTestRun } from '../web/describe-operation.js';
 import { describeTry } from './claims.js';
 import type { AttemptContext, ExecutionContext, TriedOperation, WorkItem } from './context-schema.js';
 import { OUTSIDE_PLAN } from './work-items.js';
@@ -116,44 +119,6 @@ function describeItem(item: WorkItem, harness: string): string {
   ];
   const label = item.reported ? `"${item.text}"` : `"${item.text}" (no plan reported)`;
   return `${item.text === OUTSIDE_PLAN ? item.text : label}${parts.length > 0 ? `: ${parts.join('. ')}` : ''}`;
-}
-
-/** One line describing an operation, for the handoff and the timeline. */
-export function describeOperation(operation: NonNullable<AttemptContext['lastOperation']>): string {
-  switch (operation.kind) {
-    case 'file_change':
-      return `changed ${operation.files.join(', ')}`;
-    case 'commit':
-      return `commit${operation.sha ? ` ${operation.sha.slice(0, 7)}` : ''}${operation.subject ? ` "${operation.subject}"` : ''}${failedOf(operation)}`;
-    case 'push':
-      return `push${operation.remote ? ` to ${operation.remote}` : ''}${operation.branch ? `/${operation.branch}` : ''}${failedOf(operation)}`;
-    case 'pull_request':
-      return `pull request${operation.url ? ` ${operation.url}` : ''}${failedOf(operation)}`;
-    case 'test_run':
-      return describeTestRun(operation);
-  }
-}
-
-/** ` (failed, exit 128)` for an operation whose call failed; nothing for one that succeeded. */
-function failedOf(operation: { readonly ok: boolean; readonly exitCode?: number | undefined }): string {
-  if (operation.ok) return '';
-  return operation.exitCode !== undefined ? ` (failed, exit ${operation.exitCode})` : ' (failed)';
-}
-
-/** `tests \`npm test\` failed (exit 1; 3 passed, 1 failed)`: the exit code of a failed run, and the runner's counts. */
-function describeTestRun(run: {
-  readonly command: string;
-  readonly passed: boolean;
-  readonly exitCode?: number | undefined;
-  readonly counts?: Readonly<Record<string, number | undefined>> | undefined;
-}): string {
-  const details = [
-    ...(!run.passed && run.exitCode !== undefined ? [`exit ${run.exitCode}`] : []),
-    ...Object.entries(run.counts ?? {})
-      .filter(([, value]) => value !== undefined)
-      .map(([key, value]) => `${value} ${key}`),
-  ];
-  return `tests \`${run.command}\` ${run.passed ? 'passed' : 'failed'}${details.length > 0 ? ` (${details.join('; ')})` : ''}`;
 }
 
 function clip(text: string): string {

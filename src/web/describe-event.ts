@@ -7,6 +7,7 @@
  * timeline (src/cli/timeline.ts) takes its words for `workspace.warning` and `gate.allowed` from
  * here, and leaves out what `isRoutine` names; its other words are still its own.
  */
+import { describeOperation } from './describe-operation.js';
 import { UNCONFIRMED_MARK } from './describe-work-item.js';
 import type { EventRecord } from './records.js';
 
@@ -72,7 +73,7 @@ export function describeEvent(record: EventRecord): string {
         `gate ${text('gate') ?? '?'} failed on ${text('event') ?? '?'} (${text('decision') ?? '?'} instead): ${text('error') ?? ''}`,
       );
     case 'operation':
-      return clip(describeOperationData(d));
+      return clip(describeOperation(d));
     case 'workspace.warning':
       // Never cut: it is what the record must not pass over, and there are few.
       return flat(describeWorkspaceWarning(text('kind'), text('message') ?? ''));
@@ -161,39 +162,6 @@ export function splitEndMessage(message: string | undefined): { readonly message
   const before = message.slice(0, at);
   const warning = message.slice(at + ', but '.length);
   return before === '' ? { warning } : { message: before, warning };
-}
-
-/**
- * An `operation` record in words, as the CLI's timeline says it (src/execution/handoff.ts
- * `describeOperation`, which this bundle cannot import): `changed src/slug.js`, `commit e2ad641 "…"`,
- * `push to origin/x (failed, exit 128): fatal: …` — a failed call with its exit code and the line of
- * its output that says why.
- */
-function describeOperationData(d: Readonly<Record<string, unknown>>): string {
-  const text = (key: string): string | undefined => (typeof d[key] === 'string' ? (d[key] as string) : undefined);
-  const exitCode = typeof d.exitCode === 'number' ? d.exitCode : undefined;
-  const failed =
-    d.ok === false
-      ? ` (failed${exitCode !== undefined ? `, exit ${exitCode}` : ''})${text('error') ? `: ${text('error')}` : ''}`
-      : '';
-  switch (text('kind')) {
-    case 'file_change':
-      return `changed ${strings(d.files).join(', ')}`;
-    case 'commit':
-      return `commit${text('sha') ? ` ${(text('sha') as string).slice(0, 7)}` : ''}${text('subject') ? ` "${text('subject')}"` : ''}${failed}`;
-    case 'push':
-      return `push${text('remote') ? ` to ${text('remote')}` : ''}${text('branch') ? `/${text('branch')}` : ''}${failed}`;
-    case 'pull_request':
-      return `pull request${text('url') ? ` ${text('url')}` : ''}${failed}`;
-    case 'test_run': {
-      const counts = Object.entries((d.counts ?? {}) as Record<string, unknown>)
-        .filter(([, value]) => typeof value === 'number')
-        .map(([key, value]) => `${value} ${key}`);
-      return `tests \`${text('command') ?? '?'}\` ${d.passed === true ? 'passed' : `failed${exitCode !== undefined ? ` (exit ${exitCode})` : ''}`}${counts.length > 0 ? ` (${counts.join(', ')})` : ''}`;
-    }
-    default:
-      return `${text('kind') ?? 'operation'}${text('command') ? ` ${text('command')}` : ''}${failed}`;
-  }
 }
 
 /** The strings of an array field; none when it is not one. */

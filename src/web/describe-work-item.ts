@@ -13,6 +13,7 @@
  * The surfaces lay the parts out (`workItemParts`); `describeWorkItem` is the same in one line.
  * No Node, no DOM.
  */
+import { type DescribedTestRun, describeTestRun } from './describe-operation.js';
 
 /** The mark of an unconfirmed item, in words: a surface may colour it too, never only colour it. */
 export const UNCONFIRMED_MARK = '⚠ unconfirmed';
@@ -43,13 +44,6 @@ export interface DescribedWorkItem {
   readonly testRuns?: readonly DescribedTestRun[] | undefined;
   readonly tried?: readonly DescribedTry[] | undefined;
   readonly unconfirmed?: string | undefined;
-}
-
-export interface DescribedTestRun {
-  readonly command: string;
-  readonly passed: boolean;
-  readonly exitCode?: number | undefined;
-  readonly counts?: Readonly<Record<string, number | undefined>> | undefined;
 }
 
 export interface DescribedTry {
@@ -101,7 +95,7 @@ export function workItemParts(item: DescribedWorkItem): WorkItemParts {
           `pull request${item.pullRequest.number !== undefined ? ` #${item.pullRequest.number}` : ''} ${item.pullRequest.url}`,
         ]
       : []),
-    ...(item.testRuns ?? []).map(testRun),
+    ...(item.testRuns ?? []).map(describeTestRun),
   ];
   const tried = (item.tried ?? []).map(
     (operation) =>
@@ -140,16 +134,4 @@ export function lastMessageLabel(harness: string): string {
 function pushed(push: NonNullable<DescribedWorkItem['push']>): string {
   const how = push.observed !== undefined ? ` (${PUSH_OBSERVED[push.observed] ?? push.observed})` : '';
   return `pushed to ${push.remote}/${push.branch}${push.sha ? ` at ${push.sha.slice(0, 7)}` : ''}${how}`;
-}
-
-/** `tests \`npm test\` failed (exit 1; 3 passed, 1 failed)`. */
-function testRun(run: DescribedTestRun): string {
-  const counts = Object.entries(run.counts ?? {})
-    .filter(([, value]) => value !== undefined)
-    .map(([key, value]) => `${value} ${key}`);
-  const details = [
-    ...(!run.passed && run.exitCode !== undefined ? [`exit ${run.exitCode}`] : []),
-    ...(counts.length > 0 ? [counts.join(', ')] : []),
-  ];
-  return `tests \`${run.command}\` ${run.passed ? 'passed' : 'failed'}${details.length > 0 ? ` (${details.join('; ')})` : ''}`;
 }

@@ -149,7 +149,7 @@ describe.skipIf(!enabled).each(HARNESSES)('the real %s CLI', (harness) => {
       expect(prompt).toContain(
         `tried to open a pull request (\`${PULL_REQUEST}\`); it failed (exit ${exit.pull_request})`,
       );
-      expect(prompt).toContain(`tests \`${TEST}\` failed (exit 1; 0 passed; 1 failed; 0 skipped)`);
+      expect(prompt).toContain(`tests \`${TEST}\` failed (exit 1; 0 passed, 1 failed, 0 skipped)`);
       // …and the CLI of the second link was given that prompt.
       const handedOff = lab.api.requests.filter(
         (request) =>

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { AttemptContext, ExecutionContext } from '../../src/execution/context-schema.js';
-import { buildHandoffPrompt, CONTEXT_LINE_PREFIX, describeOperation } from '../../src/execution/handoff.js';
+import { buildHandoffPrompt, CONTEXT_LINE_PREFIX } from '../../src/execution/handoff.js';
 
 const BRANCH = 'harmflow/iso-week-01jf3k9x7q';
 const BASE_SHA = '0123456789abcdef0123456789abcdef01234567';
@@ -168,50 +168,6 @@ describe('buildHandoffPrompt', () => {
     const short: AttemptContext = { ...FIRST, lastMessage: `  ${'x'.repeat(600)}  ` };
     expect(buildHandoffPrompt('Task.', context([short]), CONTEXT_PATH).split('\n')).toContain(
       `  Last message (claude-code's own words, not checked by HarmFlow): ${'x'.repeat(600)}`,
-    );
-  });
-});
-
-describe('describeOperation', () => {
-  it('describes each kind of operation on one line', () => {
-    expect(describeOperation({ kind: 'file_change', files: ['src/a.ts', 'src/b.ts'] })).toBe(
-      'changed src/a.ts, src/b.ts',
-    );
-    expect(
-      describeOperation({ kind: 'commit', command: 'git commit', ok: true, sha: 'abcdef0123', subject: 'Add week' }),
-    ).toBe('commit abcdef0 "Add week"');
-    expect(describeOperation({ kind: 'commit', command: 'git commit', ok: false, subject: 'x' })).toBe(
-      'commit "x" (failed)',
-    );
-    expect(describeOperation({ kind: 'commit', command: 'git commit', ok: true })).toBe('commit');
-    expect(
-      describeOperation({ kind: 'push', command: 'git push', ok: true, remote: 'origin', branch: 'feature' }),
-    ).toBe('push to origin/feature');
-    expect(describeOperation({ kind: 'push', command: 'git push', ok: false })).toBe('push (failed)');
-    expect(
-      describeOperation({
-        kind: 'pull_request',
-        command: 'gh pr create',
-        ok: true,
-        url: 'https://x/pull/3',
-        number: 3,
-      }),
-    ).toBe('pull request https://x/pull/3');
-    expect(describeOperation({ kind: 'pull_request', command: 'gh pr create', ok: false })).toBe(
-      'pull request (failed)',
-    );
-    expect(
-      describeOperation({ kind: 'test_run', command: 'npm test', passed: false, counts: { passed: 3, failed: 1 } }),
-    ).toBe('tests `npm test` failed (3 passed; 1 failed)');
-    expect(describeOperation({ kind: 'test_run', command: 'pytest', passed: true })).toBe('tests `pytest` passed');
-    expect(
-      describeOperation({ kind: 'test_run', command: 'npm test', passed: false, exitCode: 1, counts: { failed: 2 } }),
-    ).toBe('tests `npm test` failed (exit 1; 2 failed)');
-    expect(describeOperation({ kind: 'push', command: 'git push', ok: false, exitCode: 128, remote: 'origin' })).toBe(
-      'push to origin (failed, exit 128)',
-    );
-    expect(describeOperation({ kind: 'test_run', command: 'pytest', passed: true, counts: {} })).toBe(
-      'tests `pytest` passed',
     );
   });
 });

@@ -152,7 +152,7 @@ describe('operations that failed', () => {
       "tried to commit (`git commit -m 'Add the parser again'`); it failed (exit 1): nothing to commit, working tree clean",
     );
     expect(handoff).toMatch(/tried to push \(`git push -u nowhere HEAD`\); it failed \(exit 128\): fatal: /);
-    expect(handoff).toContain('tests `npm test` failed (exit 1; 1 passed; 1 failed');
+    expect(handoff).toContain('tests `npm test` failed (exit 1; 1 passed, 1 failed');
     expect(handoff).toContain('Last recorded operation: tests `npm test` failed (exit 1;');
   });
 });

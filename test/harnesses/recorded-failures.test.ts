@@ -136,7 +136,7 @@ function handoffWords(failure: Failure): string {
   const verb = { push: 'push', commit: 'commit', pull_request: 'open a pull request' } as const;
   if (failure.kind === 'test_run') {
     const { passed, failed, skipped } = failure.counts ?? { passed: 0, failed: 0, skipped: 0 };
-    return `tests \`${failure.command}\` failed (exit ${failure.exitCode}; ${passed} passed; ${failed} failed; ${skipped} skipped)`;
+    return `tests \`${failure.command}\` failed (exit ${failure.exitCode}; ${passed} passed, ${failed} failed, ${skipped} skipped)`;
   }
   return `tried to ${verb[failure.kind]} (\`${failure.command}\`); it failed (exit ${failure.exitCode})`;
 }

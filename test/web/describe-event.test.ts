@@ -188,7 +188,7 @@ describe('what the record observed, apart from what was reported', () => {
       ],
       [
         { kind: 'test_run', command: 'npm test', passed: false, exitCode: 1, counts: { passed: 3, failed: 1 } },
-        'tests `npm test` failed (exit 1) (3 passed, 1 failed)',
+        'tests `npm test` failed (exit 1; 3 passed, 1 failed)',
       ],
     ];
     for (const [data, line] of cases) expect(describeEvent(record('operation', data)), line).toBe(line);
