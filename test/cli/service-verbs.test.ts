@@ -3,19 +3,16 @@
  * bin in a child process against a loopback fake of the API (test/cli/fake-service.ts), which
  * checks the token and records what the CLI sent. Needs dist/ built (`npm run build`).
  */
-import { spawn } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { stringify } from 'yaml';
 import { EXIT } from '../../src/core/errors.js';
 import { resolveTask, TaskFile } from '../../src/core/task.js';
 import { loadTaskFile } from '../../src/core/task-file.js';
 import { apiError, deadUrl, executionRecord, type FakeService, ID, startFakeService, TOKEN } from './fake-service.js';
-
-const BIN = fileURLToPath(new URL('../../bin/harmflow.js', import.meta.url));
+import { type Ran, spawnHarmflow } from './spawn-harmflow.js';
 
 let dir: string;
 let home: string;
@@ -29,12 +26,6 @@ afterEach(async () => {
   await fake.close();
   rmSync(dir, { recursive: true, force: true });
 });
-
-interface Ran {
-  readonly code: number | null;
-  readonly stdout: string;
-  readonly stderr: string;
-}
 
 /**
  * Runs `harmflow args` with the fake's URL and token. `env` overrides (undefined removes a variable).
@@ -54,22 +45,7 @@ function harmflow(args: string[], env: Record<string, string | undefined> = {}, 
     GIT_CONFIG_VALUE_0: 'true',
     ...env,
   };
-  const child = spawn(process.execPath, [BIN, ...args], {
-    env: Object.fromEntries(Object.entries(merged).filter(([, value]) => value !== undefined)),
-  });
-  child.stdin.end(stdin);
-  let stdout = '';
-  let stderr = '';
-  child.stdout.on('data', (chunk) => {
-    stdout += String(chunk);
-  });
-  child.stderr.on('data', (chunk) => {
-    stderr += String(chunk);
-  });
-  return new Promise((done, fail) => {
-    child.once('error', fail);
-    child.once('close', (code) => done({ code, stdout, stderr }));
-  });
+  return spawnHarmflow(args, { env: merged, stdin });
 }
 
 /** Writes `name` under the temp dir (creating folders) and returns its path. */

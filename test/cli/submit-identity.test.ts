@@ -5,24 +5,22 @@
  * (what was sent) and, with PostgreSQL and Redis, a real API node (that it is taken). The user is
  * a HOME of the test's own, with GIT_CONFIG_NOSYSTEM=1. Needs dist/ built (`npm run build`).
  */
-import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { stringify } from 'yaml';
 import { userGitIdentity, withUserGitIdentity } from '../../src/cli/submit.js';
 import { EXIT } from '../../src/core/errors.js';
 import { TaskFile } from '../../src/core/task.js';
+import { gitIdentityEnv } from '../../src/workspace/git-identity.js';
 import { testClusters } from '../cluster/cluster-processes.js';
 import { REDIS_AVAILABLE } from '../cluster/redis.js';
 import { newRemote } from '../cluster/workspace-fixture.js';
 import { POSTGRES_AVAILABLE } from '../store/postgres.js';
 import { sh } from '../workspace/helpers.js';
 import { executionRecord, type FakeService, ID, startFakeService, TOKEN } from './fake-service.js';
-
-const BIN = fileURLToPath(new URL('../../bin/harmflow.js', import.meta.url));
+import { spawnHarmflow } from './spawn-harmflow.js';
 
 const ANN = {
   authorName: 'Ann Example',
@@ -30,12 +28,7 @@ const ANN = {
   committerName: 'Ann Example',
   committerEmail: 'ann@example.com',
 };
-const ANN_ENV = {
-  GIT_AUTHOR_NAME: 'Ann Example',
-  GIT_AUTHOR_EMAIL: 'ann@example.com',
-  GIT_COMMITTER_NAME: 'Ann Example',
-  GIT_COMMITTER_EMAIL: 'ann@example.com',
-};
+const ANN_ENV = gitIdentityEnv(ANN);
 
 let dir: string;
 let userHome: string;
@@ -63,19 +56,7 @@ function harmflow(
   args: string[],
   env: Record<string, string>,
 ): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  const child = spawn(process.execPath, [BIN, ...args], { cwd: userHome, env: { ...userEnv(), ...env } });
-  let stdout = '';
-  let stderr = '';
-  child.stdout.on('data', (chunk) => {
-    stdout += String(chunk);
-  });
-  child.stderr.on('data', (chunk) => {
-    stderr += String(chunk);
-  });
-  return new Promise((done, fail) => {
-    child.once('error', fail);
-    child.once('close', (code) => done({ code, stdout, stderr }));
-  });
+  return spawnHarmflow(args, { env: { ...userEnv(), ...env }, cwd: userHome });
 }
 
 /** The task of the one request `fake` got, parsed. */
