@@ -17,6 +17,8 @@ import type { Preflight } from './preflight.js';
 
 export interface NewExecution {
   readonly id: string;
+  /** The task as stored with the execution: with the git identity its harnesses commit with (Preflight). */
+  readonly task: Task;
   readonly branch: string;
   readonly worktree: string;
   /** Epoch ms when it started, and of its one deadline. */
@@ -40,7 +42,8 @@ export async function createExecution(
   mkdirSync(dirname(worktree), { recursive: true });
   await createWorktree({ repoRoot: checked.repoRoot, baseSha: checked.baseSha, branch, path: worktree });
 
-  const records = executionRecordOf(withGitIdentity(task, checked.gitIdentity), {
+  const identified = withGitIdentity(task, checked.gitIdentity);
+  const records = executionRecordOf(identified, {
     id,
     repo: checked.repoRoot,
     baseSha: checked.baseSha,
@@ -51,7 +54,7 @@ export async function createExecution(
   });
   await store.insertTask(records.task);
   await store.insertExecution(records.execution);
-  return { id, branch, worktree, started, deadline: started + task.timeoutMs };
+  return { id, task: identified, branch, worktree, started, deadline: started + task.timeoutMs };
 }
 
 /** The branch an execution works on: `harmflow/<task>-<id>`. */

@@ -13,7 +13,7 @@ import type { Clock } from '../core/clock.js';
 import { NotFoundError } from '../core/errors.js';
 import type { HomePaths } from '../core/home.js';
 import type { ExecutionState } from '../core/outcome.js';
-import { type Task, taskFromStore, withGitIdentity } from '../core/task.js';
+import { type Task, taskFromStore } from '../core/task.js';
 import { openEventLog, readEvents } from '../events/log.js';
 import type { EventRecord } from '../events/schema.js';
 import type { ExecutionRecord, Store } from '../store/store.js';
@@ -91,11 +91,10 @@ export async function runTask(
 ): Promise<ExecutionResult & { readonly state: ExecutionState }> {
   const hostEnv = options.hostEnv ?? process.env;
   const checked = options.checked ?? (await preflight(task, harnessPath(options.extraPath, hostEnv), hostEnv));
-  const identified = withGitIdentity(task, checked.gitIdentity);
-  const created = await createExecution(identified, checked, options.home, options.store, 'running');
+  const created = await createExecution(task, checked, options.home, options.store, 'running');
   const record = await options.store.getExecution(created.id);
   if (record === undefined) throw new Error(`execution ${created.id} vanished after it was created`);
-  const result = await carry(record, identified, singleTurn(task.prompt), options).finally(() =>
+  const result = await carry(record, created.task, singleTurn(task.prompt), options).finally(() =>
     releaseOwnership(options.home.ownerFile(created.id)),
   );
   if (result.state === 'suspended') throw new Error('runTask was suspended, but it takes no suspend signal');
