@@ -10,7 +10,7 @@ import { EventPayloads, type EventRecord, parseEventRecord } from './schema.js';
 import { notifyAppended } from './tail.js';
 
 export { type InvalidLineHandler, LOG_START, type LogPosition, type RecordBatch } from './decode.js';
-export { type ReadOptions, readEvents } from './read.js';
+export { logEnd, type ReadOptions, readEvents } from './read.js';
 export { type FollowOptions, followBatches, followEvents, TAIL_POLL_MS } from './tail.js';
 
 type DraftOf<R> = R extends unknown

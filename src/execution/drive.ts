@@ -33,7 +33,7 @@ import type { HomePaths } from '../core/home.js';
 import { writeJsonAtomic } from '../core/json-file.js';
 import type { ExecutionState, Outcome } from '../core/outcome.js';
 import type { HarnessSpec, Task } from '../core/task.js';
-import { readEvents } from '../events/log.js';
+import { logEnd, readEvents } from '../events/log.js';
 import { getAdapter } from '../harnesses/registry.js';
 import type { Store } from '../store/store.js';
 import { baseBranchOf } from '../workspace/base-branch.js';
@@ -229,6 +229,8 @@ export async function drive(input: DriveInput, options: DriveOptions): Promise<D
             })
           : turn.text,
       );
+      // The attempt's records (the engine's and its gates') all come after this byte of the log.
+      const logStart = logEnd(home.eventsFile(id));
       await store.insertAttempt({
         execution: id,
         number,
@@ -365,7 +367,9 @@ export async function drive(input: DriveInput, options: DriveOptions): Promise<D
         recorder.executor('quota.exhausted', compact({ message, resetsAt: result.resetsAt }), ref);
       }
       const after = await inspect(worktree, baseSha, branch, recorder, ref);
-      const records = readEvents(home.eventsFile(id)).filter((record) => record.attempt === number);
+      const records = readEvents(home.eventsFile(id), { fromByte: logStart }).filter(
+        (record) => record.attempt === number,
+      );
       const summary = observer.summarize(
         {
           number,

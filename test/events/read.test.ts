@@ -2,7 +2,7 @@ import { appendFileSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { readEvents } from '../../src/events/log.js';
+import { logEnd, readEvents } from '../../src/events/log.js';
 import type { EventRecord } from '../../src/events/schema.js';
 
 const root = mkdtempSync(join(tmpdir(), 'harmflow-read-'));
@@ -40,6 +40,17 @@ describe('readEvents', () => {
     expect(readEvents(file)).toStrictEqual([record('first')]);
     appendFileSync(file, '\n');
     expect(readEvents(file)).toStrictEqual([record('first'), record('second')]);
+  });
+
+  it('reads only what came after a size the log had (logEnd), `from` counting from there', () => {
+    const file = newFile();
+    expect(logEnd(file)).toBe(0);
+    appendFileSync(file, line('0') + line('1'));
+    const end = logEnd(file);
+    appendFileSync(file, line('2') + line('3'));
+    expect(readEvents(file, { fromByte: end })).toStrictEqual([record('2'), record('3')]);
+    expect(readEvents(file, { fromByte: end, from: 1 })).toStrictEqual([record('3')]);
+    expect(readEvents(file, { fromByte: logEnd(file) })).toEqual([]);
   });
 
   it('skips the first `from` records', () => {
