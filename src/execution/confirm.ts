@@ -48,13 +48,12 @@ export function pushTargetKey(target: { remote: string; branch: string }): strin
 
 /** Confirms `operations` (one work item's, in order) against the workspace after the attempt. */
 export function confirmOperations(operations: readonly OperationData[], after: AfterAttempt): ConfirmedWork {
-  const work: ConfirmedWork & { push?: Push; pullRequest?: PullRequest } = {
-    commits: [],
-    testRuns: [],
-    filesChanged: [],
-    tried: [],
-  };
+  const commits: Commit[] = [];
+  const testRuns: TestRun[] = [];
   const files = new Set<string>();
+  const tried: TriedOperation[] = [];
+  let push: Push | undefined;
+  let pullRequest: PullRequest | undefined;
   for (const operation of operations) {
     switch (operation.kind) {
       case 'file_change':
@@ -62,36 +61,29 @@ export function confirmOperations(operations: readonly OperationData[], after: A
         break;
       case 'commit': {
         const why = failure(operation) ?? butNot(operation, commitMissing(operation, after));
-        if (why !== undefined) work.tried.push(tried(operation, why));
-        else {
-          const found = commitOnBranch(operation, after);
-          if (found && !work.commits.some((known) => known.sha === found.sha)) work.commits.push(found);
-        }
+        const found = why === undefined ? commitOnBranch(operation, after) : undefined;
+        if (found === undefined) tried.push(triedOf(operation, why ?? 'not on the branch'));
+        else if (!commits.some((known) => known.sha === found.sha)) commits.push(found);
         break;
       }
       case 'push': {
         const target = pushTarget(operation, after.branch, after.defaultRemote);
         const held = target && after.remotes.get(pushTargetKey(target));
         const why = failure(operation) ?? butNot(operation, pushMissing(operation, target, held, after));
-        if (why !== undefined || target === undefined || held === undefined) {
-          work.tried.push(tried(operation, why ?? 'the remote does not hold it'));
-        } else {
-          work.push = { remote: target.remote, branch: target.branch, sha: held.sha, observed: held.source };
-        }
+        if (why === undefined && target !== undefined && held !== undefined) {
+          push = { remote: target.remote, branch: target.branch, sha: held.sha, observed: held.source };
+        } else tried.push(triedOf(operation, why ?? 'the remote does not hold it'));
         break;
       }
       case 'pull_request': {
-        const why = failure(operation) ?? (operation.url === undefined ? 'printed no pull request URL' : undefined);
-        if (why !== undefined || operation.url === undefined) work.tried.push(tried(operation, why ?? 'no URL'));
-        else
-          work.pullRequest = {
-            url: operation.url,
-            ...(operation.number !== undefined && { number: operation.number }),
-          };
+        const { url, number } = operation;
+        const why = failure(operation) ?? (url === undefined ? 'printed no pull request URL' : undefined);
+        if (why === undefined && url !== undefined) pullRequest = { url, ...(number !== undefined && { number }) };
+        else tried.push(triedOf(operation, why ?? 'printed no pull request URL'));
         break;
       }
       case 'test_run':
-        work.testRuns.push({
+        testRuns.push({
           command: operation.command,
           passed: operation.passed,
           ...(operation.exitCode !== undefined && { exitCode: operation.exitCode }),
@@ -100,16 +92,30 @@ export function confirmOperations(operations: readonly OperationData[], after: A
         break;
     }
   }
-  work.filesChanged.push(...files);
-  return work;
+  return {
+    commits,
+    ...(push && { push }),
+    ...(pullRequest && { pullRequest }),
+    testRuns,
+    filesChanged: [...files],
+    tried,
+  };
 }
 
 type Tryable = Extract<OperationData, { kind: 'commit' | 'push' | 'pull_request' }>;
 
+/** How the why of a call its harness said failed begins (`failed (exit 128)`); every other why is the workspace's. */
+const FAILED = 'failed';
+
 /** Why a call that its harness said failed is not done: `failed (exit 128)`. */
 function failure(operation: Tryable): string | undefined {
   if (operation.ok) return undefined;
-  return `failed${operation.exitCode !== undefined ? ` (exit ${operation.exitCode})` : ''}`;
+  return `${FAILED}${operation.exitCode !== undefined ? ` (exit ${operation.exitCode})` : ''}`;
+}
+
+/** True for a tried operation its harness reported done (it did not fail) that the workspace does not show. */
+export function reportedDone(operation: TriedOperation): boolean {
+  return !operation.why.startsWith(FAILED);
 }
 
 /** `exited 0, but <missing>`: a call that succeeded by its result, which the workspace does not show. */
@@ -119,7 +125,7 @@ function butNot(operation: Tryable, missing: string | undefined): string | undef
   return `${said}, but ${missing}`;
 }
 
-function tried(operation: Tryable, why: string): TriedOperation {
+function triedOf(operation: Tryable, why: string): TriedOperation {
   return {
     kind: operation.kind,
     command: operation.command,

@@ -11,14 +11,10 @@
  */
 import type { EventData } from '../events/schema.js';
 import { describeTry } from './claims.js';
-import type { AttemptContext, TriedOperation } from './context-schema.js';
+import { reportedDone } from './confirm.js';
+import type { AttemptContext } from './context-schema.js';
 
 type Warning = EventData<'workspace.warning'>;
-
-/** True for a tried operation its harness reported done (it did not fail), which the workspace does not show. */
-export function reportedDone(operation: TriedOperation): boolean {
-  return !operation.why.startsWith('failed');
-}
 
 /** One warning per operation of `attempt` that its harness reported done and the workspace does not show. */
 export function unconfirmedWarnings(attempt: AttemptContext): Warning[] {
