@@ -165,7 +165,7 @@ function pushMissing(
   after: AfterAttempt,
 ): string | undefined {
   if (after.commits === undefined) return 'the workspace could not be inspected to confirm it';
-  if (target === undefined) return 'it names no remote and the branch has none';
+  if (target === undefined) return `${after.branch} is on no remote after the attempt`;
   const where = `${target.remote}/${target.branch}`;
   if (held === undefined) return `${where} does not exist on the remote after the attempt`;
   const commits = after.commits ?? [];

@@ -21,7 +21,8 @@ export async function pushedBranches(
     if (record.type !== 'operation') continue;
     const operation = record.data as OperationData;
     if (operation.kind !== 'push' || !operation.ok) continue;
-    const target = pushTarget(operation, branch, own?.remote ?? 'origin');
+    // A push that names no remote went where the branch's own remote is, which the inspection read.
+    const target = pushTarget(operation, branch, own?.remote);
     if (target === undefined) continue;
     const key = pushTargetKey(target);
     if (own === undefined || key !== pushTargetKey(own)) targets.set(key, target);

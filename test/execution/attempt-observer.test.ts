@@ -280,6 +280,21 @@ describe('AttemptObserver with a reported plan', () => {
 });
 
 describe('AttemptObserver: what is tried and not done', () => {
+  it('keeps a bare push that exited 0 as tried when the branch is on no remote after the attempt', () => {
+    const observer = new AttemptObserver('iso-week', WORKTREE);
+    const records = recorded(observer, tool('p1', { shell: 'git push' }, { ok: true, exitCode: 0 }));
+    const item = observer.summarize(ending({ before: snapshot([]), after: snapshot([ABC]) }), records).workItems[0];
+    expect(item?.push).toBeUndefined();
+    expect(item?.tried).toStrictEqual([
+      {
+        kind: 'push',
+        command: 'git push',
+        exitCode: 0,
+        why: 'exited 0, but feature is on no remote after the attempt',
+      },
+    ]);
+  });
+
   it('keeps failed commits, pushes and pull requests with their exit codes and why, never as done', () => {
     const observer = new AttemptObserver('iso-week', WORKTREE);
     const records = recorded(observer, [
