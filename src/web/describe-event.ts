@@ -164,6 +164,19 @@ export function splitEndMessage(message: string | undefined): { readonly message
   return before === '' ? { warning } : { message: before, warning };
 }
 
+/**
+ * An execution's state as a Summary shows it — `succeeded — completed`, its end message after the
+ * state unless it only repeats it — and the warning its end message carries, to be shown apart.
+ */
+export function describeEnd(
+  state: string,
+  message: string | undefined,
+): { readonly state: string; readonly warning?: string } {
+  const end = splitEndMessage(message);
+  const said = end.message !== undefined && end.message !== state ? ` — ${end.message}` : '';
+  return { state: `${state}${said}`, ...(end.warning !== undefined && { warning: end.warning }) };
+}
+
 /** The strings of an array field; none when it is not one. */
 function strings(value: unknown): string[] {
   return Array.isArray(value) ? value.filter((each): each is string => typeof each === 'string') : [];

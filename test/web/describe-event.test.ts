@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { formatRecord } from '../../src/cli/timeline.js';
 import type { EventRecord as LoggedRecord } from '../../src/events/schema.js';
-import { describeEvent, isRoutine, splitEndMessage } from '../../src/web/describe-event.js';
+import { describeEnd, describeEvent, isRoutine, splitEndMessage } from '../../src/web/describe-event.js';
 import type { EventRecord } from '../../src/web/records.js';
 
 const record = (type: string, data: Record<string, unknown>, harness = 'claude-code', attempt = 1): EventRecord => ({
@@ -205,6 +205,19 @@ describe('what the record observed, apart from what was reported', () => {
     });
     expect(splitEndMessage('every harness is out of quota')).toEqual({ message: 'every harness is out of quota' });
     expect(splitEndMessage(undefined)).toEqual({});
+  });
+
+  it("says the state with the end's words unless they repeat it, and the warning apart", () => {
+    expect(describeEnd('succeeded', `completed, but ${COMMITS_FAILED}`)).toEqual({
+      state: 'succeeded — completed',
+      warning: COMMITS_FAILED,
+    });
+    expect(describeEnd('succeeded', `succeeded, but ${COMMITS_FAILED}`)).toEqual({
+      state: 'succeeded',
+      warning: COMMITS_FAILED,
+    });
+    expect(describeEnd('failed', 'attempt 1 crashed')).toEqual({ state: 'failed — attempt 1 crashed' });
+    expect(describeEnd('running', undefined)).toEqual({ state: 'running' });
   });
 });
 

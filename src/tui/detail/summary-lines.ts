@@ -12,7 +12,7 @@
 import type { ExecutionWithAttempts } from '../../cli/client.js';
 import type { ExecutionContext } from '../../execution/context-schema.js';
 import type { ExecutionDisk } from '../../execution/execution-disk.js';
-import { splitEndMessage } from '../../web/describe-event.js';
+import { describeEnd } from '../../web/describe-event.js';
 import {
   type DescribedWorkItem,
   isUnconfirmed,
@@ -41,14 +41,10 @@ const LABEL_WIDTH = 12;
 
 export function summaryLines(input: SummaryInput, width: number): Line[] {
   const { execution } = input;
-  const end = splitEndMessage(execution.message);
+  const end = describeEnd(execution.state, execution.message);
   const facts: [label: string, value: string, tone?: Tone | undefined][] = [
     ['Task', execution.taskName],
-    [
-      'State',
-      execution.state + (end.message !== undefined && end.message !== execution.state ? ` — ${end.message}` : ''),
-      end.warning !== undefined ? 'warn' : stateTone(execution.state),
-    ],
+    ['State', end.state, end.warning !== undefined ? 'warn' : stateTone(execution.state)],
     ['Repository', execution.repo],
     ['Base', `${execution.baseRef} (${execution.baseSha.slice(0, 12)})`],
     ['Branch', execution.branch],

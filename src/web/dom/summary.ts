@@ -8,7 +8,7 @@
  * unconfirmed item carries a `⚠ unconfirmed` badge in words, with its sentence.
  */
 import type { Api } from '../api.js';
-import { splitEndMessage } from '../describe-event.js';
+import { describeEnd } from '../describe-event.js';
 import {
   type DescribedWorkItem,
   isUnconfirmed,
@@ -36,13 +36,10 @@ export async function renderSummary(
   attempts: readonly AttemptRecord[],
 ): Promise<void> {
   const [disk, context] = await Promise.all([diskOf(api, execution.id), contextOf(api, execution.id)]);
-  const end = splitEndMessage(execution.message);
+  const end = describeEnd(execution.state, execution.message);
   const facts: [string, string][] = [
     ['Task', execution.taskName],
-    [
-      'State',
-      execution.state + (end.message !== undefined && end.message !== execution.state ? ` — ${end.message}` : ''),
-    ],
+    ['State', end.state],
     ['Repository', execution.repo],
     ['Base', `${execution.baseRef} (${execution.baseSha.slice(0, 12)})`],
     ['Branch', execution.branch],
