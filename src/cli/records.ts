@@ -9,10 +9,10 @@ import { formatBytes } from '../core/bytes.js';
 import { NotFoundError } from '../core/errors.js';
 import { LIVE_STATES } from '../core/outcome.js';
 import { followEvents, readEvents } from '../events/log.js';
-import { describeTry } from '../execution/claims.js';
 import { StoredContext } from '../execution/context-schema.js';
 import { type ExecutionDisk, executionDisk } from '../execution/execution-disk.js';
 import { describeOperation } from '../web/describe-operation.js';
+import { lastMessageLabel, PART_LABEL_WIDTH, PART_LABELS, workItemParts } from '../web/describe-work-item.js';
 import { findExecution, openHome } from './context-home.js';
 import { formatRecord } from './timeline.js';
 
@@ -143,21 +143,20 @@ export function registerRecords(program: Command): void {
           `attempt ${attempt.number}  ${attempt.harness}${attempt.model ? ` (${attempt.model})` : ''}  ${attempt.outcome}`,
         );
         if (attempt.lastOperation) print(`  last operation: ${describeOperation(attempt.lastOperation)}`);
-        if (attempt.lastMessage) print(`  last message (reported by ${attempt.harness}): ${attempt.lastMessage}`);
+        if (attempt.lastMessage) print(`  ${lastMessageLabel(attempt.harness)}: ${attempt.lastMessage}`);
         for (const item of attempt.workItems) {
-          const reported = item.reported ? `  [${item.reported.by}: ${item.reported.status}]` : '';
-          print(`  - ${item.text}${reported}`);
-          if (item.unconfirmed) print(`      UNCONFIRMED: ${item.unconfirmed}`);
-          for (const file of item.filesChanged ?? []) print(`      changed ${file}`);
-          for (const commit of item.commits ?? []) print(`      commit ${commit.sha.slice(0, 7)} ${commit.subject}`);
-          if (item.push)
-            print(
-              `      pushed ${item.push.remote}/${item.push.branch}${item.push.sha ? ` @ ${item.push.sha.slice(0, 7)}` : ''}${item.push.observed ? ` (${item.push.observed})` : ''}`,
-            );
-          if (item.pullRequest) print(`      pull request ${item.pullRequest.url}`);
-          for (const run of item.testRuns ?? [])
-            print(`      tests ${run.passed ? 'passed' : 'FAILED'}: ${run.command}`);
-          for (const tried of item.tried ?? []) print(`      tried ${tried.command} — ${describeTry(tried)}`);
+          // The parts both Summaries show: what the harness reported, apart from what HarmFlow saw.
+          const parts = workItemParts(item);
+          print(`  - ${parts.text}`);
+          const part = (label: string, entries: readonly string[]) => {
+            for (const [index, entry] of entries.entries()) {
+              print(`      ${(index === 0 ? label : '').padEnd(PART_LABEL_WIDTH)}${entry}`);
+            }
+          };
+          part(PART_LABELS.reported, parts.reported === undefined ? [] : [parts.reported]);
+          part(PART_LABELS.unconfirmed, parts.unconfirmed === undefined ? [] : [parts.unconfirmed]);
+          part(PART_LABELS.observed, parts.observed);
+          part(PART_LABELS.tried, parts.tried);
         }
       }
     });

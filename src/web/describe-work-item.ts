@@ -26,6 +26,9 @@ export const PART_LABELS = {
   tried: 'tried',
 } as const;
 
+/** The columns a part's label takes where a surface lines them up: the widest, `⚠ unconfirmed`, and two spaces. */
+export const PART_LABEL_WIDTH = 15;
+
 /** The fields of a work item these words read (src/execution/context-schema.ts, version 2). */
 export interface DescribedWorkItem {
   readonly text?: string | undefined;

@@ -146,7 +146,7 @@ describe('run and the record commands', () => {
 
     const context = JSON.parse(harmflow(['context', id, '--json']).stdout) as { attempts: { outcome: string }[] };
     expect(context.attempts.map((a) => a.outcome)).toEqual(['quota_exhausted', 'completed']);
-    expect(harmflow(['context', id]).stdout).toMatch(/commit [0-9a-f]{7} Add a/);
+    expect(harmflow(['context', id]).stdout).toMatch(/^ +commit [0-9a-f]{7} "Add a"$/m);
   });
 
   it('exits with the execution state: a failed execution exits 10', () => {

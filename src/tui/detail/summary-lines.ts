@@ -17,6 +17,7 @@ import {
   type DescribedWorkItem,
   isUnconfirmed,
   lastMessageLabel,
+  PART_LABEL_WIDTH,
   PART_LABELS,
   workItemParts,
 } from '../../web/describe-work-item.js';
@@ -229,8 +230,6 @@ function contextLines(context: ExecutionContext | Error | undefined, width: numb
   ];
 }
 
-/** The parts' labels take this many columns, the spaces after them included (`⚠ unconfirmed` and two). */
-const PART_LABEL_WIDTH = 15;
 /** Where the parts of a work item start, under its text. */
 const PART_INDENT = '    ';
 
