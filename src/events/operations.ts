@@ -32,12 +32,10 @@ export interface ShellSegment {
   readonly raw: string;
 }
 
-/** Splits a shell command line at `&&`, `||`, `;` and `|` outside quotes. */
-export function splitShell(command: string): string[] {
-  return shellSegments(command).map((segment) => segment.text);
-}
-
-/** `splitShell`, keeping each command's text as written beside it (what a record quotes). */
+/**
+ * Splits a shell command line at `&&`, `||`, `;` and `|` outside quotes, each command with its
+ * quotes removed (`text`, what is parsed) and as written (`raw`, what a record quotes).
+ */
 export function shellSegments(command: string): ShellSegment[] {
   const segments: ShellSegment[] = [];
   let current = '';

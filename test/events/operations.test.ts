@@ -1,5 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import { operationsOf, splitShell, testCounts } from '../../src/events/operations.js';
+import { operationsOf, shellSegments, testCounts } from '../../src/events/operations.js';
+
+/** The commands of a command line, as parsed (quotes removed). */
+const splitShell = (command: string) => shellSegments(command).map((segment) => segment.text);
+
 import type { EventData } from '../../src/events/schema.js';
 
 type ToolCall = EventData<'tool.call'>;
@@ -368,7 +372,7 @@ describe('operationsOf: file changes and non-operations', () => {
   });
 });
 
-describe('splitShell', () => {
+describe('shellSegments', () => {
   it('splits at &&, ||, ;, | and newlines, trimming the segments', () => {
     expect(splitShell('a && b || c; d | e\nf')).toStrictEqual(['a', 'b', 'c', 'd', 'e', 'f']);
     expect(splitShell('  a  &&  ')).toStrictEqual(['a']);
@@ -388,6 +392,14 @@ describe('splitShell', () => {
 
   it('keeps a single & (background) inside its segment', () => {
     expect(splitShell('server & npm test')).toStrictEqual(['server & npm test']);
+  });
+
+  it('keeps each command as written beside it', () => {
+    expect(shellSegments(`git add -A && git commit -m "it's done" ; echo 'a|b'`)).toStrictEqual([
+      { text: 'git add -A', raw: 'git add -A' },
+      { text: "git commit -m it's done", raw: `git commit -m "it's done"` },
+      { text: 'echo a|b', raw: "echo 'a|b'" },
+    ]);
   });
 });
 
