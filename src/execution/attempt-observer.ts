@@ -37,7 +37,7 @@ export interface AttemptEnding {
   readonly branch: string;
   /**
    * What each remote branch the attempt pushed to holds after it (`pushTargetKey`), besides the
-   * execution's own (`after.remote`); see `pushTargets`.
+   * execution's own (`after.remote`); read by pushed-branches.ts.
    */
   readonly pushedBranches?: ReadonlyMap<string, RemoteBranch>;
 }
@@ -107,11 +107,15 @@ export class AttemptObserver {
     const items: TrackedItem[] = work.planReported
       ? [...work.items]
       : [{ text: this.taskName, operations: [...work.operations] }];
-    const confirmed = items.map((item) => confirmOperations(item.operations, after));
-    const evidence = attemptEvidence(confirmed, newCommits, ending);
+    const confirmed = items.map((item) => ({ item, work: confirmOperations(item.operations, after) }));
+    const evidence = attemptEvidence(
+      confirmed.map(({ work }) => work),
+      newCommits,
+      ending,
+    );
     const by = `${ending.harness} plan`;
-    const workItems = items.map((item, index) =>
-      workItemOf(item, confirmed[index] as ConfirmedWork, {
+    const workItems = confirmed.map(({ item, work: done }) =>
+      workItemOf(item, done, {
         by,
         evidence,
         // Without a plan the one item is the whole attempt: every commit it added is its own.
