@@ -28,6 +28,8 @@ export interface AttemptEnding {
   readonly outcome: Outcome;
   readonly message?: string;
   readonly resetsAt?: string;
+  /** The attempt whose private home the harness ran with, when it resumed an earlier attempt's session. */
+  readonly sessionHome?: number;
   readonly startedAt: string;
   readonly endedAt: string;
   /** The workspace when the attempt started and after it ended; absent when inspection failed. */
@@ -134,6 +136,7 @@ export class AttemptObserver {
       startedAt: ending.startedAt,
       endedAt: ending.endedAt,
       ...(this.sessionId !== undefined && { sessionId: this.sessionId }),
+      ...(ending.sessionHome !== undefined && { sessionHome: ending.sessionHome }),
       ...(ending.resetsAt !== undefined && { resetsAt: ending.resetsAt }),
       ...(lastOperation !== undefined && { lastOperation }),
       ...(this.lastMessage !== undefined && { lastMessage: this.lastMessage }),

@@ -149,6 +149,13 @@ export const AttemptContext = z.object({
   startedAt: z.string().describe('when HarmFlow started it (ISO 8601)'),
   endedAt: z.string().describe('when it ended, as HarmFlow saw it (ISO 8601)'),
   sessionId: z.string().optional().describe('the harness session, as the harness reported it'),
+  sessionHome: z
+    .int()
+    .min(1)
+    .optional()
+    .describe(
+      "the attempt whose private home (attempts/<n>/home) holds the harness session, when this attempt resumed an earlier attempt's session; absent: its own",
+    ),
   resetsAt: z.string().optional().describe('when its quota resets, as the harness reported it'),
   lastOperation: OperationData.optional().describe("the attempt's last operation, as its tool call's result showed it"),
   lastMessage: z.string().optional().describe("the harness's last message (reported: its own words, not checked)"),

@@ -377,7 +377,7 @@ export async function drive(input: DriveInput, options: DriveOptions): Promise<D
           ...(spec.model !== undefined && { model: spec.model }),
           simulated: spec.simulate !== undefined,
           outcome,
-          ...compact({ message, resetsAt: result.resetsAt }),
+          ...compact({ message, resetsAt: result.resetsAt, sessionHome: continued?.attempt }),
           startedAt: attemptStarted,
           endedAt: result.endedAt,
           ...(before && { before }),

@@ -24,7 +24,7 @@ import { type DriveInput, drive, freshProgress, type Progress } from './drive.js
 import { releaseOwnership } from './owner-file.js';
 import { type Preflight, preflight } from './preflight.js';
 import { Recorder } from './recorder.js';
-import { recoverProgress } from './recover.js';
+import { endedLast, recoverProgress } from './recover.js';
 import { restoreRemovedWorktree } from './restore-worktree.js';
 import type { RunSlot } from './run-slot.js';
 import { singleTurn, type TurnSource } from './turns.js';
@@ -129,7 +129,7 @@ async function carry(
     let started = Date.parse(record.startedAt ?? record.createdAt);
     let deadline = Date.parse(record.deadline);
     let resumeSession: DriveInput['resumeSession'];
-    if (record.state === 'queued' && record.attemptCount === 0) {
+    if (record.startedAt === undefined && record.attemptCount === 0) {
       started = Date.now();
       deadline = started + task.timeoutMs;
       await store.updateExecution(id, {
@@ -138,7 +138,8 @@ async function carry(
         deadline: new Date(deadline).toISOString(),
       });
     }
-    if (record.attemptCount === 0 && !hasStarted(home, id)) {
+    const history = readEvents(home.eventsFile(id));
+    if (record.attemptCount === 0 && !history.some((r) => r.type === 'execution.started')) {
       recorder.executor('execution.started', {
         task: task.name,
         repo: record.repo,
@@ -153,13 +154,15 @@ async function carry(
     } else {
       const recovered = await recoverProgress(record, task, home, store, recorder);
       progress = recovered.progress;
-      if (record.state === 'succeeded') {
+      // The store says `succeeded`, or `queued` while the reopened execution waited for its slot.
+      if (record.state === 'succeeded' || endedLast(history)) {
         // Reopened by a follow-up: its worktree back if gc removed it, a new deadline, and the last attempt's session goes on.
         const worktreeRestored = await restoreRemovedWorktree(home, record);
         deadline = Date.now() + task.timeoutMs;
         const last = progress.attempts.at(-1);
         if (last?.outcome === 'completed' && last.sessionId !== undefined) {
-          resumeSession = { sessionId: last.sessionId, attempt: last.number };
+          // Its session lives in the private home it ran with: its own, or the one it resumed in turn.
+          resumeSession = { sessionId: last.sessionId, attempt: last.sessionHome ?? last.number };
         }
         await store.updateExecution(id, {
           state: 'running',
@@ -223,7 +226,3 @@ async function carry(
   }
 }
 
-/** True when the log already has `execution.started` (an earlier process started it, then stopped). */
-function hasStarted(home: HomePaths, id: string): boolean {
-  return readEvents(home.eventsFile(id)).some((record) => record.type === 'execution.started');
-}

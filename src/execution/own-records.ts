@@ -31,9 +31,10 @@ export function appendOwnRecords(
 }
 
 /**
- * Ends `execution`, canceled before any attempt started (the service's owner while it waited for a
- * slot, a cluster worker before it made the workspace): `execution.ended` on its log, its `ended`
- * marker, then its record `canceled`. No attempt ran, so there is nothing to stop or save.
+ * Ends `execution`, canceled while it waited for a slot (the service's owner: a new execution, or
+ * one reopened or recovered, whose attempts have all ended) or before a cluster worker made its
+ * workspace: `execution.ended` on its log, its `ended` marker, then its record `canceled`. No
+ * attempt runs, so there is nothing to stop or save.
  */
 export async function endCanceledWhileQueued(
   home: HomePaths,
@@ -42,8 +43,10 @@ export async function endCanceledWhileQueued(
   onRecord: ((record: EventRecord) => void) | undefined,
 ): Promise<void> {
   const message = 'canceled while queued';
+  // A reopened execution waits for its slot as `queued` too: its earlier attempts still count.
+  const attempts = (await store.getExecution(execution))?.attemptCount ?? 0;
   appendOwnRecords(home, execution, onRecord, (recorder) =>
-    recorder.executor('execution.ended', { state: 'canceled', attempts: 0, durationMs: 0, message }),
+    recorder.executor('execution.ended', { state: 'canceled', attempts, durationMs: 0, message }),
   );
   writeFileSync(home.endedMarker(execution), 'canceled\n');
   await store.updateExecution(execution, { state: 'canceled', endedAt: new Date().toISOString(), message });

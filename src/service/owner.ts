@@ -6,11 +6,14 @@
  * owner is the only writer of its execution's store rows and queue while it lives.
  */
 import type { HomePaths } from '../core/home.js';
+import { taskFromStore } from '../core/task.js';
+import { openEventLog } from '../events/log.js';
 import { ExecutionControl, type SwitchRequest } from '../execution/control.js';
 import { carryOn, type EngineOptions, type ExecutionResult } from '../execution/engine.js';
 import { appendOwnRecords, endCanceledWhileQueued } from '../execution/own-records.js';
 import { releaseOwnership } from '../execution/owner-file.js';
-import type { Recorder } from '../execution/recorder.js';
+import { Recorder } from '../execution/recorder.js';
+import { parkForAdmission } from '../execution/recover.js';
 import type { RunSlot } from '../execution/run-slot.js';
 import type { Turn } from '../execution/turns.js';
 import type { Store } from '../store/store.js';
@@ -99,6 +102,13 @@ export class ExecutionOwner {
     const { admission, home, store } = this.#deps;
     let slot: Slot | undefined;
     try {
+      await this.#park();
+    } catch (error) {
+      this.#record((recorder) =>
+        recorder.executor('warning', { message: `could not close what an earlier process left: ${String(error)}` }),
+      );
+    }
+    try {
       slot = await admission.acquire(AbortSignal.any([this.#cancel.signal, this.#deps.suspend]));
     } catch {
       // Aborted while queued: a cancel ends it here; a stop leaves it queued for the next start.
@@ -147,6 +157,24 @@ export class ExecutionOwner {
       slot?.release();
       this.#phase = 'done';
       releaseOwnership(home.ownerFile(this.id));
+    }
+  }
+
+  /**
+   * Before the wait for a slot: an attempt an earlier process left open is closed, and the store
+   * says `queued` (execution/recover.ts `parkForAdmission`) — not `running` while nothing runs.
+   */
+  async #park(): Promise<void> {
+    const { home, store } = this.#deps;
+    const record = await store.getExecution(this.id);
+    const stored = record && (await store.getTask(record.taskId));
+    if (record === undefined || stored === undefined) return;
+    const task = taskFromStore(stored.definition);
+    const log = openEventLog(home.eventsFile(this.id), { execution: this.id });
+    try {
+      await parkForAdmission(record, task, home, store, new Recorder(log, this.id, this.#deps.engine.onRecord));
+    } finally {
+      log.close();
     }
   }
 

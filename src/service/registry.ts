@@ -46,6 +46,16 @@ function sent(queued: { readonly turn: { readonly id: string }; readonly queued:
   return { turn: queued.turn.id, queued: queued.queued };
 }
 
+/** How many turns the queue file holds (running and waiting); 0 when there is none or it cannot be read. */
+function queuedTurns(file: string): number {
+  if (!existsSync(file)) return 0;
+  try {
+    return DurableQueue.load(file).size;
+  } catch {
+    return 0; // an unreadable queue of an ended execution: nothing it holds can be run
+  }
+}
+
 export class Registry implements ExecutionService {
   readonly #options: RegistryOptions;
   readonly #owners = new Map<string, ExecutionOwner>();
@@ -148,13 +158,17 @@ export class Registry implements ExecutionService {
   }
 
   /**
-   * Reopens every execution an earlier process left open (a live state, no `ended` marker, no live
-   * owner): those with queued or in-flight turns first, then the rest, oldest first; each waits for
-   * admission like a new one. Returns their ids in that order.
+   * Reopens every execution an earlier process left open (no `ended` marker, no live owner, and a
+   * live state or — a follow-up acknowledged just before the process died, before the execution
+   * left `succeeded` — a succeeded one whose queue holds a turn): those with queued or in-flight
+   * turns first, then the rest, oldest first; each waits for admission like a new one. Returns
+   * their ids in that order.
    */
   async recover(): Promise<readonly string[]> {
     const { home, store } = this.#options;
-    const open = (await store.listExecutions({ states: LIVE_STATES })).filter(
+    const live = await store.listExecutions({ states: LIVE_STATES });
+    const succeeded = await store.listExecutions({ states: ['succeeded'] });
+    const open = [...live, ...succeeded.filter((record) => queuedTurns(home.queueFile(record.id)) > 0)].filter(
       (record) =>
         !this.#owners.has(record.id) &&
         !existsSync(home.endedMarker(record.id)) &&

@@ -2,7 +2,9 @@
  * The session service with the REAL harness CLIs (the verified versions) pointed at the loopback
  * model-API simulator: a submitted task runs, then a follow-up message reopens the execution and
  * resumes the CLI's own session (Claude Code `--resume`, Codex `exec resume`, Gemini `--resume`,
- * OpenCode `--session`) — the model API sees the follow-up arrive in the same conversation.
+ * OpenCode `--session`) — the model API sees the follow-up arrive in the same conversation — and a
+ * second follow-up reopens it again, in the session the first one resumed (its private home is the
+ * first attempt's).
  * Runs when HARMFLOW_HARNESS_BIN_DIRS lists the CLIs (real-harnesses.ts says how).
  */
 import { readFileSync } from 'node:fs';
@@ -22,8 +24,8 @@ const enabled = realHarnessesAvailable(HARNESSES);
 /** Catalogued models, so each CLI offers its full tool set (as in real-harnesses.test.ts). */
 const MODEL: Partial<Record<HarnessName, string>> = { codex: 'gpt-5.5', gemini: 'gemini-2.5-pro' };
 
-/** Per test: two turns of a real CLI; OpenCode alone takes up to ~13 s to start on a loaded machine. */
-const TEST_TIMEOUT_MS = 120_000;
+/** Per test: three turns of a real CLI; OpenCode alone takes up to ~13 s to start on a loaded machine. */
+const TEST_TIMEOUT_MS = 180_000;
 
 const scripts: Record<string, ReplySpec[]> = {};
 for (const harness of HARNESSES) {
@@ -31,6 +33,7 @@ for (const harness of HARNESSES) {
     { write: { path: 'served.txt', content: `written by ${harness}\n` } },
     'Done: wrote served.txt.',
     'Follow-up: served.txt is still there.',
+    'Second follow-up: still there.',
   ];
 }
 
@@ -48,7 +51,7 @@ afterEach(async () => {
 });
 
 describe.skipIf(!enabled).each(HARNESSES)('the service with the real %s CLI', (harness) => {
-  it('runs a task, then a follow-up resumes the CLI session', { timeout: TEST_TIMEOUT_MS }, async () => {
+  it('runs a task, then each of two follow-ups resumes the CLI session', { timeout: TEST_TIMEOUT_MS }, async () => {
     const service = makeServiceBench({ hostEnv: { ...process.env, ...GIT_IDENTITY, PATH: REAL_PATH } });
     bench = service;
     const script = `${harness}-service`;
@@ -85,10 +88,27 @@ describe.skipIf(!enabled).each(HARNESSES)('the service with the real %s CLI', (h
     expect(replies.join(' ')).toContain('Follow-up: served.txt is still there.');
     const requests = api.requests.filter((request) => request.script === script);
     expect(requests.at(-1)?.lastUserText).toContain('Is served.txt still there?');
-    const ended = records.filter((record) => record.type === 'attempt.ended');
+
+    // A second reopen resumes the session the first one went on in.
+    expect(await service.registry.send(execution.id, 'And now?')).toEqual({ turn: 't3', queued: 1 });
+    await service.registry.settled();
+    expect((await service.store.getExecution(execution.id))?.state).toBe('succeeded');
+    const all = service.events(execution.id);
+    const ended = all.filter((record) => record.type === 'attempt.ended');
     expect(ended.map((record) => record.type === 'attempt.ended' && record.data.outcome)).toEqual([
       'completed',
       'completed',
+      'completed',
     ]);
+    const secondSession = ended[1]?.type === 'attempt.ended' ? ended[1].data.sessionId : undefined;
+    expect(secondSession).toBeDefined();
+    const third = all.find((record) => record.type === 'turn.started' && record.data.turn === 't3');
+    expect(third?.type === 'turn.started' && third.data.resumedSession).toBe(secondSession);
+    const thirdReplies = all.flatMap((record) =>
+      record.type === 'message' && record.attempt === 3 ? [record.data.text] : [],
+    );
+    expect(thirdReplies.join(' ')).toContain('Second follow-up: still there.');
+    const thirdRequests = api.requests.filter((request) => request.script === script);
+    expect(thirdRequests.at(-1)?.lastUserText).toContain('And now?');
   });
 });
