@@ -9,7 +9,17 @@ import { spawnSync } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 
-const BENCHMARKS = ['failover', 'event-latency', 'memory', 'workflow', 'gate', 'cluster-anchors', 'dispatch', 'tui'];
+const BENCHMARKS = [
+  'failover',
+  'event-latency',
+  'memory',
+  'output-rss',
+  'workflow',
+  'gate',
+  'cluster-anchors',
+  'dispatch',
+  'tui',
+];
 const here = fileURLToPath(new URL('.', import.meta.url));
 const chosen = process.argv.slice(2).filter((name) => !name.startsWith('-'));
 mkdirSync(`${here}results`, { recursive: true });

@@ -9,6 +9,7 @@ import type { Command } from 'commander';
 import { formatDuration, parseDuration } from '../core/duration.js';
 import { ServiceUnavailableError, UsageError } from '../core/errors.js';
 import { FINAL_STATES } from '../core/outcome.js';
+import { inertText } from '../core/terminal-text.js';
 import type { ExecutionRecord } from '../store/store.js';
 import { connect, HOME_HELP, requireExecutionId, type ServiceClient } from './client.js';
 
@@ -67,6 +68,7 @@ export function registerCancel(program: Command): void {
       const said = FINAL_STATES.has(execution.state)
         ? `${execution.state}${execution.message ? ` — ${execution.message}` : ''}`
         : `cancel requested (${execution.state})`;
-      process.stdout.write(`execution ${execution.id}: ${said}\n`);
+      // Inert: the end message may quote what the harness wrote (core/terminal-text.ts).
+      process.stdout.write(`execution ${execution.id}: ${inertText(said)}\n`);
     });
 }

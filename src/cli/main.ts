@@ -4,6 +4,7 @@
  */
 import { CommanderError } from 'commander';
 import { describeError, EXIT, HarmflowError } from '../core/errors.js';
+import { inertText } from '../core/terminal-text.js';
 import { buildProgram } from './program.js';
 
 async function main(argv: string[]): Promise<void> {
@@ -16,7 +17,8 @@ async function main(argv: string[]): Promise<void> {
       process.exitCode = error.exitCode === 0 ? EXIT.ok : EXIT.usage;
       return;
     }
-    process.stderr.write(`harmflow: ${describeError(error)}\n`);
+    // Inert: a message may quote what a harness or a service wrote (core/terminal-text.ts).
+    process.stderr.write(`harmflow: ${inertText(describeError(error))}\n`);
     if (debug && error instanceof Error && error.stack) process.stderr.write(`${error.stack}\n`);
     process.exitCode = error instanceof HarmflowError ? error.exitCode : EXIT.internal;
   }

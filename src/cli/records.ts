@@ -1,6 +1,7 @@
 /**
  * The record commands: `ls`, `show ID`, `events ID`, `context ID`. Each reads HARMFLOW_HOME and
- * prints a readable form, or JSON with `--json`. `ls` and `show` measure what each execution's
+ * prints a readable form, inert for a terminal (core/terminal-text.ts: what a harness wrote shows its
+ * control characters as escapes), or JSON with `--json`. `ls` and `show` measure what each execution's
  * worktree and run directory take on disk (a walk of each tree, src/workspace/disk-usage.ts).
  */
 import { existsSync, readFileSync } from 'node:fs';
@@ -8,6 +9,7 @@ import type { Command } from 'commander';
 import { formatBytes } from '../core/bytes.js';
 import { NotFoundError } from '../core/errors.js';
 import { LIVE_STATES } from '../core/outcome.js';
+import { inertText } from '../core/terminal-text.js';
 import { followEvents, readEvents } from '../events/log.js';
 import { StoredContext } from '../execution/context-schema.js';
 import { type ExecutionDisk, executionDisk } from '../execution/execution-disk.js';
@@ -24,6 +26,9 @@ interface HomeOption {
 const print = (text: string): void => {
   process.stdout.write(`${text}\n`);
 };
+
+/** Prints a line for people: inert, as it may hold what a harness wrote (messages, commit subjects). */
+const say = (text: string): void => print(inertText(text));
 
 export function registerRecords(program: Command): void {
   program
@@ -43,12 +48,12 @@ export function registerRecords(program: Command): void {
           return print(JSON.stringify(withDisk, null, 2));
         }
         if (rows.length === 0)
-          return print(options.all ? 'no executions' : 'no live executions (ls --all shows ended ones)');
-        print(
+          return say(options.all ? 'no executions' : 'no live executions (ls --all shows ended ones)');
+        say(
           `${'ID'.padEnd(26)}  ${'STATE'.padEnd(10)}  ${'ATT'.padEnd(3)}  ${'HARNESS'.padEnd(12)}  ${'DISK'.padEnd(DISK_WIDTH)}  ${'CREATED'.padEnd(19)}  TASK`,
         );
         rows.forEach((row, at) => {
-          print(
+          say(
             `${row.id}  ${row.state.padEnd(10)}  ${String(row.attemptCount).padEnd(3)}  ${(row.currentHarness ?? '-').padEnd(12)}  ${diskColumn(disks[at]).padEnd(DISK_WIDTH)}  ${row.createdAt.slice(0, 19).replace('T', ' ')}  ${row.taskName}`,
           );
         });
@@ -72,19 +77,19 @@ export function registerRecords(program: Command): void {
         if (options.json) {
           return print(JSON.stringify({ ...execution, attempts, ...(disk !== undefined && { disk }) }, null, 2));
         }
-        print(`execution ${execution.id}  ${execution.state}${execution.message ? ` — ${execution.message}` : ''}`);
-        print(`task      ${execution.taskName}`);
-        print(`repo      ${execution.repo} @ ${execution.baseRef} (${execution.baseSha.slice(0, 12)})`);
-        print(`branch    ${execution.branch}`);
-        print(`worktree  ${execution.worktree}${worktreeNote(disk)}`);
-        print(`deadline  ${execution.deadline}`);
-        print(`run dir   ${execution.runDir}${disk === undefined ? '' : `  (${formatBytes(disk.runBytes)})`}`);
+        say(`execution ${execution.id}  ${execution.state}${execution.message ? ` — ${execution.message}` : ''}`);
+        say(`task      ${execution.taskName}`);
+        say(`repo      ${execution.repo} @ ${execution.baseRef} (${execution.baseSha.slice(0, 12)})`);
+        say(`branch    ${execution.branch}`);
+        say(`worktree  ${execution.worktree}${worktreeNote(disk)}`);
+        say(`deadline  ${execution.deadline}`);
+        say(`run dir   ${execution.runDir}${disk === undefined ? '' : `  (${formatBytes(disk.runBytes)})`}`);
         for (const attempt of attempts) {
           const usage =
             attempt.inputTokens !== undefined || attempt.costUsd !== undefined
               ? `  ${attempt.inputTokens ?? '?'}/${attempt.outputTokens ?? '?'} tokens${attempt.costUsd !== undefined ? ` $${attempt.costUsd.toFixed(4)}` : ''}`
               : '';
-          print(
+          say(
             `attempt ${attempt.number}  ${attempt.harness}${attempt.simulated ? ' (simulated)' : ''}${attempt.model ? ` ${attempt.model}` : ''}  ${attempt.outcome ?? 'running'}${attempt.message ? `: ${attempt.message}` : ''}${usage}`,
           );
         }
@@ -137,20 +142,20 @@ export function registerRecords(program: Command): void {
       const text = readFileSync(file, 'utf8');
       if (options.json) return void process.stdout.write(text);
       const context = StoredContext.parse(JSON.parse(text));
-      print(`${file}`);
+      say(`${file}`);
       for (const attempt of context.attempts) {
-        print(
+        say(
           `attempt ${attempt.number}  ${attempt.harness}${attempt.model ? ` (${attempt.model})` : ''}  ${attempt.outcome}`,
         );
-        if (attempt.lastOperation) print(`  last operation: ${describeOperation(attempt.lastOperation)}`);
-        if (attempt.lastMessage) print(`  ${lastMessageLabel(attempt.harness)}: ${attempt.lastMessage}`);
+        if (attempt.lastOperation) say(`  last operation: ${describeOperation(attempt.lastOperation)}`);
+        if (attempt.lastMessage) say(`  ${lastMessageLabel(attempt.harness)}: ${attempt.lastMessage}`);
         for (const item of attempt.workItems) {
           // The parts both Summaries show: what the harness reported, apart from what HarmFlow saw.
           const parts = workItemParts(item);
-          print(`  - ${parts.text}`);
+          say(`  - ${parts.text}`);
           const part = (label: string, entries: readonly string[]) => {
             for (const [index, entry] of entries.entries()) {
-              print(`      ${(index === 0 ? label : '').padEnd(PART_LABEL_WIDTH)}${entry}`);
+              say(`      ${(index === 0 ? label : '').padEnd(PART_LABEL_WIDTH)}${entry}`);
             }
           };
           part(PART_LABELS.reported, parts.reported === undefined ? [] : [parts.reported]);

@@ -4,6 +4,7 @@ import type { Command } from 'commander';
 import { EXIT } from '../core/errors.js';
 import type { ExecutionState } from '../core/outcome.js';
 import { loadTaskFile } from '../core/task-file.js';
+import { inertText } from '../core/terminal-text.js';
 import { type AttemptContext, StoredContext } from '../execution/context-schema.js';
 import { harnessPath, runTask } from '../execution/engine.js';
 import { preflight } from '../execution/preflight.js';
@@ -54,7 +55,8 @@ export function registerRun(program: Command): void {
         if (options.json) {
           process.stdout.write(`${JSON.stringify(result, null, 2)}\n`);
         } else {
-          const unconfirmed = lastUnconfirmed(result.contextFile).map((line) => `unconfirmed: ${line}\n`);
+          // Inert: the claims quote the harness's own words (core/terminal-text.ts).
+          const unconfirmed = lastUnconfirmed(result.contextFile).map((line) => `unconfirmed: ${inertText(line)}\n`);
           process.stdout.write(
             `\nexecution ${result.id}: ${result.state}\n${unconfirmed.join('')}context: ${result.contextFile}\n`,
           );

@@ -11,13 +11,12 @@
  * requests in PostgreSQL, dispatches them to the workers on BullMQ and streams events from the
  * PostgreSQL mirror. The token (`--home`), the bind address and the guards are as on one machine.
  */
-import { mkdirSync } from 'node:fs';
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { serve } from '@hono/node-server';
 import type { Command } from 'commander';
 import { describeError, UsageError } from '../core/errors.js';
-import { harmflowHome } from '../core/home.js';
+import { harmflowHome, makePrivateDir } from '../core/home.js';
 import { stateDisk } from '../execution/execution-disk.js';
 import { createApp } from '../server/app.js';
 import { eventsRoute } from '../server/routes/events.js';
@@ -171,7 +170,7 @@ async function serveCluster(
 ): Promise<void> {
   process.stdout.on('error', () => {});
   const home = harmflowHome(options.home);
-  mkdirSync(home.root, { recursive: true });
+  makePrivateDir(home.root);
   const { token, created } = loadOrCreateToken(home);
   const { store, schema, queue, queuePrefix } = options;
   // Loaded here, not with the CLI: BullMQ alone takes ~0.5 s to import, which every other command

@@ -1,7 +1,8 @@
 /**
  * Formats event records for people: one line per record, the attempt and harness named, switches
  * and the workspace's warnings set apart. Pure; the `events`, `run` and `demo` commands print what
- * it returns.
+ * it returns. A line is inert (core/terminal-text.ts): what a harness wrote shows its control
+ * characters as escapes (`\x1b`), so printing it cannot drive the user's terminal.
  *
  * Left out (undefined): a `gate.allowed` with no notes — there is one per tool call, right beside
  * the call's own `tool.call` line, and it would say only that the gates let it through; one with
@@ -11,6 +12,7 @@
  * (src/web/describe-event.ts), the describer of the Workbench and the terminal UI; the others are
  * still this file's own (see docs/cli.md).
  */
+import { inertText } from '../core/terminal-text.js';
 import type { EventData, EventRecord } from '../events/schema.js';
 import { describeEvent, describeWorkspaceWarning, isRoutine } from '../web/describe-event.js';
 import { describeOperation } from '../web/describe-operation.js';
@@ -24,8 +26,13 @@ const DELIVERY: Record<EventData<'turn.started'>['delivery'], string> = {
   redelivered: 'delivered again after a restart',
 };
 
-/** One record as a line (or, for a switch, a few lines); undefined for records not worth a line. */
+/** One record as an inert line (or, for a switch, a few lines); undefined for records not worth a line. */
 export function formatRecord(record: EventRecord): string | undefined {
+  const line = lineOf(record);
+  return line === undefined ? undefined : inertText(line);
+}
+
+function lineOf(record: EventRecord): string | undefined {
   const time = record.ts.slice(11, 23);
   const who = record.attempt !== undefined ? `#${record.attempt} ${record.harness ?? ''}` : 'execution';
   const text = describe(record);

@@ -2,7 +2,6 @@
  * The body of `harmflow worker` (worker.ts parses its options): see worker.ts for what a worker does
  * from start to stop. Loaded only when the command runs, with BullMQ.
  */
-import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { openClusterHold } from '../cluster/cluster-hold.js';
 import { openExecutionContexts } from '../cluster/contexts.js';
@@ -17,7 +16,7 @@ import { reachStore } from '../cluster/store-url.js';
 import { startDispatchWorker } from '../cluster/worker-loop.js';
 import { closeWithin } from '../core/close-budget.js';
 import { describeError } from '../core/errors.js';
-import { harmflowHome } from '../core/home.js';
+import { harmflowHome, makePrivateDir } from '../core/home.js';
 import { openEventMirror } from '../events/mirror/event-mirror.js';
 import { openPgEventSource } from '../events/mirror/event-source.js';
 import { Admission, DEFAULT_RECHECK_MS } from '../service/admission.js';
@@ -70,7 +69,7 @@ export async function runWorker(settings: WorkerSettings): Promise<void> {
   process.stdout.on('error', () => {});
   const say = (line: string) => void process.stdout.write(`${line}\n`);
   const home = harmflowHome(settings.home);
-  mkdirSync(home.root, { recursive: true });
+  makePrivateDir(home.root);
   for (const killed of killHarnesses(home, 'orphaned')) {
     say(
       `killed the harness a lost worker left running: execution ${killed.execution}, attempt ${killed.attempt} (process group ${killed.pgid})`,

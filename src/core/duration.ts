@@ -1,11 +1,16 @@
 /**
  * Durations as users write them in task files: `45m`, `1h30m`, `90s`, `500ms`, or a bare number of
- * seconds. Parsing is strict: anything else is an error naming the text.
+ * seconds. Parsing is strict: anything else is an error naming the text. Parsing does not bound: a
+ * duration that arms a timer or a deadline is checked against its maximum by whoever reads it (the
+ * task schema, the CLI's options), with `longerThanMaximum` saying why it is refused.
  */
 const UNIT_MS: Record<string, number> = { ms: 1, s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000 };
 const PART = /(\d+(?:\.\d+)?)(ms|s|m|h|d)/g;
 
-/** Parses a duration to milliseconds, or returns undefined when the text is not one. */
+/**
+ * Parses a duration to milliseconds, or returns undefined when the text is not one. A finite but
+ * absurd one (`1e308` seconds) may come back as Infinity: compare it with a maximum.
+ */
 export function parseDuration(text: string | number): number | undefined {
   if (typeof text === 'number') return Number.isFinite(text) && text > 0 ? text * 1000 : undefined;
   const trimmed = text.trim();
@@ -18,6 +23,15 @@ export function parseDuration(text: string | number): number | undefined {
     consumed += match[0].length;
   }
   return consumed === trimmed.length && consumed > 0 && total > 0 ? total : undefined;
+}
+
+/**
+ * Why `value` (a duration as it was written) is refused when it parses to more than `maxMs`:
+ * `800h is longer than the maximum, 720h`. A bare number is said to be seconds, as it is read.
+ */
+export function longerThanMaximum(value: string | number, maxMs: number): string {
+  const written = typeof value === 'number' ? `${value} (seconds)` : value.trim();
+  return `${written} is longer than the maximum, ${formatDuration(maxMs).replaceAll(' ', '')}`;
 }
 
 /** Formats milliseconds for people: `1h 5m`, `42s`, `850ms`. */

@@ -22,6 +22,9 @@ import { COMMAND_RULES } from './command-rules.js';
  */
 export const DEFAULT_CUSTOM_TIMEOUT_MS = 5000;
 
+/** 1 h: the longest a custom gate may be given (the agent waits that long; Node's timers clamp past 2^31 − 1 ms). */
+const MAX_CUSTOM_TIMEOUT_MS = 3_600_000;
+
 const pattern = z
   .string()
   .min(1)
@@ -65,8 +68,9 @@ const CustomGate = z.strictObject({
   timeoutMs: z
     .int()
     .min(1)
+    .max(MAX_CUSTOM_TIMEOUT_MS)
     .default(DEFAULT_CUSTOM_TIMEOUT_MS)
-    .describe('how long it may run before it counts as failed, in milliseconds'),
+    .describe('how long it may run before it counts as failed, in milliseconds (at most 3600000: one hour)'),
 });
 export type CustomGate = z.infer<typeof CustomGate>;
 

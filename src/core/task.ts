@@ -5,7 +5,7 @@
  * `resolveTask` turns a validated file into the normalized `Task` the engine runs.
  */
 import { z } from 'zod';
-import { parseDuration } from './duration.js';
+import { longerThanMaximum, parseDuration } from './duration.js';
 import { GatesConfig, type GatesSettings } from './gates-config.js';
 import { HARNESS_NAMES, HarnessName, isSimulatedHarness, Outcome, SIMULATED_HARNESSES } from './outcome.js';
 import { isRepositoryUrl } from './repository-url.js';
@@ -45,9 +45,42 @@ export type HarnessSpecObject = z.infer<typeof HarnessSpecObject>;
 
 const harnessSpec = z.union([harnessName, HarnessSpecObject]);
 
-const duration = z.union([z.string(), z.number()]).refine((value) => parseDuration(value) !== undefined, {
-  message: 'not a duration (examples: 45m, 1h30m, 90s, 600)',
-});
+const HOUR_MS = 3_600_000;
+
+/**
+ * 720 h (30 days): the longest `timeout`. Long enough for a task that waits out a weekly quota reset
+ * or two; beyond it a deadline is a typo (`600h` for `600s`), and `1e308` would overflow the
+ * deadline's date. A deadline past Node's timer limit (2^31-1 ms, 24.8 days) is armed by
+ * core/long-timer.ts.
+ */
+export const MAX_TIMEOUT_MS = 720 * HOUR_MS;
+
+/**
+ * 1 h: the longest interrupt budget (a task's `interruptBudget`, the services' `--interrupt-budget`).
+ * The harness CLIs exit within a second of SIGINT; one still running an hour after it is stuck, not
+ * saving, and a longer budget would only hold a cancel, a switch or a stop that long.
+ */
+export const MAX_INTERRUPT_BUDGET_MS = HOUR_MS;
+
+/**
+ * 720 h: the longest `maxWait` and `quotaCoolDown`. A wait for a reset cannot outlast the deadline,
+ * which is at most MAX_TIMEOUT_MS away; and the longest quota window the harnesses' plans have is a
+ * month, so a harness counted out for longer would be kept out past its own reset.
+ */
+export const MAX_QUOTA_WAIT_MS = MAX_TIMEOUT_MS;
+
+/** A duration as task files write it (duration.ts), of at most `maxMs`. */
+const duration = (maxMs: number) =>
+  z.union([z.string(), z.number()]).check((context) => {
+    const ms = parseDuration(context.value);
+    const message =
+      ms === undefined
+        ? 'not a duration (examples: 45m, 1h30m, 90s, 600)'
+        : ms > maxMs
+          ? longerThanMaximum(context.value, maxMs)
+          : undefined;
+    if (message !== undefined) context.issues.push({ code: 'custom', message, input: context.value });
+  });
 
 /** Every built-in gate on, nothing custom: the gates of a task that names none. */
 const DEFAULT_GATES = GatesConfig.parse({});
@@ -73,8 +106,10 @@ export const TaskFile = z.strictObject({
     .min(0)
     .optional()
     .describe('how many switches an execution may make (default: number of fallbacks)'),
-  timeout: duration.default('30m').describe('one deadline for the whole execution, across every attempt'),
-  interruptBudget: duration
+  timeout: duration(MAX_TIMEOUT_MS)
+    .default('30m')
+    .describe('one deadline for the whole execution, across every attempt'),
+  interruptBudget: duration(MAX_INTERRUPT_BUDGET_MS)
     .optional()
     .describe('how long an interrupted harness (cancel, switch, deadline) may take to exit before it is killed'),
   failoverOn: z
@@ -85,10 +120,10 @@ export const TaskFile = z.strictObject({
     .boolean()
     .default(false)
     .describe('when every harness of the chain is out of quota, wait for the earliest reset instead of failing'),
-  maxWait: duration
+  maxWait: duration(MAX_QUOTA_WAIT_MS)
     .optional()
     .describe('the longest such wait (waits for a reset even without waitForReset); a later reset ends the execution'),
-  quotaCoolDown: duration
+  quotaCoolDown: duration(MAX_QUOTA_WAIT_MS)
     .default(`${DEFAULT_QUOTA_COOL_DOWN_MS / 1000}s`)
     .describe('how long a harness that ran out without saying when it resets counts as out'),
   countManualSwitches: z

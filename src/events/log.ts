@@ -6,9 +6,11 @@
 import { closeSync, mkdirSync, openSync, writeSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { EXIT, HarmflowError } from '../core/errors.js';
+import { boundedLine, RECORD_LIMIT_BYTES } from './bound.js';
 import { EventPayloads, type EventRecord, parseEventRecord } from './schema.js';
 import { notifyAppended } from './tail.js';
 
+export { RECORD_LIMIT_BYTES } from './bound.js';
 export { type InvalidLineHandler, LOG_START, type LogPosition, type RecordBatch } from './decode.js';
 export { logEnd, type ReadOptions, readEvents } from './read.js';
 export { type FollowOptions, followBatches, followEvents, TAIL_POLL_MS } from './tail.js';
@@ -34,9 +36,10 @@ export interface EventLog {
   readonly path: string;
   readonly execution: string;
   /**
-   * Appends one record and returns it as readers will read it. Throws `InvalidEventError` for a record
-   * that does not match the schema or names another execution (nothing is written), and an Error
-   * after `close()`.
+   * Appends one record and returns it as readers will read it. A record whose line would be over
+   * `RECORD_LIMIT_BYTES` is cut to fit (bound.ts) and returned cut, so no line of the log is longer.
+   * Throws `InvalidEventError` for a record that does not match the schema, names another execution
+   * or cannot be cut to fit (nothing is written), and an Error after `close()`.
    */
   append(draft: EventDraft): EventRecord;
   /** Closes the file. Idempotent. */
@@ -63,7 +66,7 @@ export class InvalidEventError extends HarmflowError {
  */
 export function openEventLog(path: string, options: { execution: string }): EventLog {
   mkdirSync(dirname(path), { recursive: true });
-  return new FileEventLog(path, options.execution, openSync(path, 'a'));
+  return new FileEventLog(path, options.execution, openSync(path, 'a', 0o600)); // 0600: owner only (core/home.ts)
 }
 
 class FileEventLog implements EventLog {
@@ -91,8 +94,14 @@ class FileEventLog implements EventLog {
       ...(draft.harness !== undefined && { harness: draft.harness }),
       source: draft.source,
       type: draft.type,
+      ...(draft.truncated !== undefined && { truncated: draft.truncated }),
       data: draft.data,
     });
+    if (line === undefined) {
+      throw new InvalidEventError(
+        `event record ${draft.type} is over the ${RECORD_LIMIT_BYTES}-byte bound with no long text or list to cut`,
+      );
+    }
     const record = parseEventRecord(line);
     if (record === undefined) {
       throw new InvalidEventError(`event record ${draft.type} does not match its schema: ${explain(line, draft.type)}`);
@@ -109,9 +118,10 @@ class FileEventLog implements EventLog {
   }
 }
 
-function serialize(record: object): string {
+/** The record's line within the bound (bound.ts); undefined when it cannot be cut to fit. */
+function serialize(record: object): string | undefined {
   try {
-    return JSON.stringify(record);
+    return boundedLine(record);
   } catch (error) {
     throw new InvalidEventError('event record cannot be serialized as JSON', { cause: error });
   }

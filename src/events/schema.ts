@@ -2,8 +2,9 @@
  * The event record: one line of an execution's `events.jsonl`. One discriminated union, built from
  * a type → payload map, so a reader (CLI, UI, tests) gets the payload's type from `type`.
  *
- * Contract (ARCHITECTURE.md): `{ts, execution, attempt?, harness?, source, type, data}`. A record's
- * sequence is its position in the file. Every record that concerns a harness names it.
+ * Contract (ARCHITECTURE.md): `{ts, execution, attempt?, harness?, source, type, data}`, plus
+ * `truncated` on a record cut to its bound. A record's sequence is its position in the file. Every
+ * record that concerns a harness names it.
  * Payload fields are optional unless every producer always knows them.
  */
 import { z } from 'zod';
@@ -305,6 +306,14 @@ export const EVENT_TYPES = Object.keys(EventPayloads) as EventType[];
 export const EventSource = z.enum(['executor', 'harness', 'gate', 'workspace']);
 export type EventSource = z.infer<typeof EventSource>;
 
+/**
+ * Present on a record its writer cut to keep its line within the bound (events/bound.ts): its long
+ * texts end with a marker naming the bytes each dropped, its longest lists lost their last items.
+ * `droppedBytes` counts them all: a text's UTF-8 bytes, a list item's JSON with its comma.
+ */
+const Truncated = z.object({ droppedBytes: z.int().min(1) });
+export type Truncated = z.infer<typeof Truncated>;
+
 /** One record of `events.jsonl`, discriminated by `type`. */
 export type EventRecord = {
   [T in EventType]: {
@@ -314,6 +323,7 @@ export type EventRecord = {
     harness?: string;
     source: EventSource;
     type: T;
+    truncated?: Truncated;
     data: EventData<T>;
   };
 }[EventType];
@@ -325,6 +335,7 @@ const envelope = z.object({
   harness: z.string().optional(),
   source: EventSource,
   type: z.string(),
+  truncated: Truncated.optional(),
   data: z.unknown(),
 });
 

@@ -29,7 +29,7 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { type Clock, systemClock } from '../core/clock.js';
 import { compact } from '../core/compact.js';
-import type { HomePaths } from '../core/home.js';
+import { type HomePaths, PRIVATE_FILE_MODE } from '../core/home.js';
 import { writeJsonAtomic } from '../core/json-file.js';
 import type { ExecutionState, Outcome } from '../core/outcome.js';
 import type { HarnessSpec, Task } from '../core/task.js';
@@ -367,9 +367,11 @@ export async function drive(input: DriveInput, options: DriveOptions): Promise<D
         recorder.executor('quota.exhausted', compact({ message, resetsAt: result.resetsAt }), ref);
       }
       const after = await inspect(worktree, baseSha, branch, recorder, ref);
-      const records = readEvents(home.eventsFile(id), { fromByte: logStart }).filter(
-        (record) => record.attempt === number,
-      );
+      // Only what the summary reads (plans and operations): an attempt may have printed a gigabyte.
+      const records = readEvents(home.eventsFile(id), {
+        fromByte: logStart,
+        keep: (record) => record.attempt === number && (record.type === 'plan' || record.type === 'operation'),
+      });
       const summary = observer.summarize(
         {
           number,
@@ -522,7 +524,7 @@ export async function drive(input: DriveInput, options: DriveOptions): Promise<D
         durationMs: Date.now() - input.started,
         ...(endMessage && { message: endMessage }),
       });
-      if (state !== 'succeeded') writeFileSync(home.endedMarker(id), `${state}\n`);
+      if (state !== 'succeeded') writeFileSync(home.endedMarker(id), `${state}\n`, { mode: PRIVATE_FILE_MODE });
       await store.updateExecution(id, {
         state,
         endedAt: new Date().toISOString(),

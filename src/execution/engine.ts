@@ -138,7 +138,7 @@ async function carry(
         deadline: new Date(deadline).toISOString(),
       });
     }
-    const history = readEvents(home.eventsFile(id));
+    const history = readEvents(home.eventsFile(id), { keep: (r) => r.type.startsWith('execution.') });
     if (record.attemptCount === 0 && !history.some((r) => r.type === 'execution.started')) {
       recorder.executor('execution.started', {
         task: task.name,
@@ -225,4 +225,3 @@ async function carry(
     log.close();
   }
 }
-

@@ -6,7 +6,7 @@
  * they interleave with the engine's own handle line by line, never within one.
  */
 import { writeFileSync } from 'node:fs';
-import type { HomePaths } from '../core/home.js';
+import { type HomePaths, PRIVATE_FILE_MODE } from '../core/home.js';
 import { openEventLog } from '../events/log.js';
 import type { EventRecord } from '../events/schema.js';
 import type { Store } from '../store/store.js';
@@ -48,6 +48,6 @@ export async function endCanceledWhileQueued(
   appendOwnRecords(home, execution, onRecord, (recorder) =>
     recorder.executor('execution.ended', { state: 'canceled', attempts, durationMs: 0, message }),
   );
-  writeFileSync(home.endedMarker(execution), 'canceled\n');
+  writeFileSync(home.endedMarker(execution), 'canceled\n', { mode: PRIVATE_FILE_MODE });
   await store.updateExecution(execution, { state: 'canceled', endedAt: new Date().toISOString(), message });
 }

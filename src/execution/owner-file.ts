@@ -8,6 +8,7 @@
  * removes its worktree, and a follow-up reopening that execution cannot both have it.
  */
 import { linkSync, readFileSync, unlinkSync, writeFileSync } from 'node:fs';
+import { PRIVATE_FILE_MODE } from '../core/home.js';
 import { stillRunning, thisProcess } from '../proc/process-identity.js';
 
 /** The owner files this process holds now (claimed or created, not yet released). */
@@ -29,7 +30,7 @@ export function claimOwnership(file: string): boolean {
 function claim(file: string): boolean {
   const mine = thisProcess();
   const temp = `${file}.${process.pid}.tmp`;
-  writeFileSync(temp, `${mine}\n`);
+  writeFileSync(temp, `${mine}\n`, { mode: PRIVATE_FILE_MODE });
   try {
     for (let tries = 0; tries < 2; tries++) {
       try {

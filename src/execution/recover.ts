@@ -46,7 +46,8 @@ export async function recoverProgress(
 ): Promise<{ progress: Progress; openAttempt?: number }> {
   const attempts = readAttempts(home.contextFile(execution.id));
   const closed = await closeLostAttempt(execution, task, home, store, recorder);
-  const records = readEvents(home.eventsFile(execution.id));
+  // Every record but the harness's raw lines, which may be a gigabyte and say nothing recovery reads.
+  const records = readEvents(home.eventsFile(execution.id), { keep: (record) => record.type !== 'raw' });
   const rows = await store.listAttempts(execution.id);
   let lost: number | undefined = closed;
   for (const row of rows) {
@@ -160,7 +161,10 @@ async function closeLostAttempt(
     return undefined;
   }
   killLeftovers(join(home.attemptDir(execution.id, open.number), 'pgid'));
-  const observer = replayAttempt(open.number, execution, task, readEvents(home.eventsFile(execution.id)));
+  const records = readEvents(home.eventsFile(execution.id), {
+    keep: (record) => record.attempt === open.number && record.source === 'harness' && record.type !== 'raw',
+  });
+  const observer = replayAttempt(open.number, execution, task, records);
   const endedAt = new Date().toISOString();
   recorder.executor(
     'attempt.ended',

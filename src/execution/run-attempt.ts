@@ -7,6 +7,8 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { TaskFileError } from '../core/errors.js';
+import { PRIVATE_FILE_MODE } from '../core/home.js';
+import { setLongTimeout } from '../core/long-timer.js';
 import { isSimulatedHarness, SIMULATED_HARNESSES } from '../core/outcome.js';
 import type { GitIdentity, HarnessSpec } from '../core/task.js';
 import type { HarnessEvent } from '../events/schema.js';
@@ -126,10 +128,13 @@ export async function runAttempt(input: AttemptInput): Promise<AttemptResult> {
     gates && hooked && input.recorder.hasListener
       ? new GateRecordRelay(gates.eventsPath, (record) => input.recorder.relay(record))
       : undefined;
+  // Each stdout line arrives cut to the line bound (proc/lines.ts); stdout.log keeps it whole.
   const onStdout = (line: string) => {
     const parsed = parser(line);
     for (const event of parsed) {
-      events.push(event);
+      // Kept for classify, which reads no `raw` event: a turn that prints 1 GB of lines no adapter
+      // recognizes would otherwise hold all of it here until it ends.
+      if (event.type !== 'raw') events.push(event);
       input.recorder.harness(event, input.ref);
       const operations = input.observer.observe(event);
       if (!gatesRecordOperations) {
@@ -170,11 +175,12 @@ export async function runAttempt(input: AttemptInput): Promise<AttemptResult> {
   });
   if (child.pid !== undefined) {
     // The group id, for a later process to kill what this one left if it dies (restart recovery).
-    writeFileSync(join(input.attemptDir, 'pgid'), `${child.pid}\n`);
+    writeFileSync(join(input.attemptDir, 'pgid'), `${child.pid}\n`, { mode: PRIVATE_FILE_MODE });
     input.onSpawned?.(child.pid);
   }
 
-  const timer = setTimeout(
+  // A long timer: a deadline weeks away is past what one setTimeout can wait (core/long-timer.ts).
+  const deadlineTimer = setLongTimeout(
     () => interrupt({ outcome: 'timed_out', message: 'the execution deadline passed' }),
     timeLeft,
   );
@@ -189,7 +195,7 @@ export async function runAttempt(input: AttemptInput): Promise<AttemptResult> {
   });
   const exit = await child.exited;
   await relay?.stop();
-  clearTimeout(timer);
+  deadlineTimer.clear();
   input.signal?.removeEventListener('abort', onAbort);
   input.suspend?.removeEventListener('abort', onSuspend);
   unwatch?.();

@@ -14,6 +14,7 @@ import { join } from 'node:path';
 import * as z from 'zod/mini';
 import { COMMAND_RULES } from '../core/command-rules.js';
 import type { GatesSettings } from '../core/gates-config.js';
+import { PRIVATE_FILE_MODE } from '../core/home.js';
 import { type GateFacts, type SeenWork, withSeen } from './facts.js';
 
 export const GATES_FILE = 'gates.json';
@@ -120,5 +121,7 @@ function parseLine(line: string): SeenWork | undefined {
 /** Appends what a call was seen to do outside the worktree, one whole line per write (O_APPEND). */
 export function recordSeen(dir: string, seen: readonly SeenWork[]): void {
   if (seen.length === 0) return;
-  appendFileSync(join(dir, SEEN_FILE), seen.map((entry) => `${JSON.stringify(entry)}\n`).join(''));
+  appendFileSync(join(dir, SEEN_FILE), seen.map((entry) => `${JSON.stringify(entry)}\n`).join(''), {
+    mode: PRIVATE_FILE_MODE,
+  });
 }

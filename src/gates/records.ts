@@ -9,6 +9,8 @@
  * typed against the same union instead, and the gate tests read them back through the schema.
  */
 import { closeSync, openSync, writeSync } from 'node:fs';
+import { PRIVATE_FILE_MODE } from '../core/home.js';
+import { boundedLine } from '../events/bound.js';
 import type { EventRecord } from '../events/schema.js';
 
 /** A record's type and data, as the gate runner produces them. */
@@ -28,7 +30,7 @@ export interface RecordTarget {
 /** Appends `records` in order. Throws the file system's error (the runner records nothing else then). */
 export function appendGateRecords(target: RecordTarget, records: readonly GateRecord[]): void {
   if (records.length === 0) return;
-  const fd = openSync(target.eventsPath, 'a');
+  const fd = openSync(target.eventsPath, 'a', PRIVATE_FILE_MODE);
   try {
     for (const record of records) {
       const line: EventRecord = {
@@ -39,7 +41,9 @@ export function appendGateRecords(target: RecordTarget, records: readonly GateRe
         source: 'gate',
         ...record,
       } as EventRecord;
-      writeSync(fd, `${JSON.stringify(line)}\n`);
+      // Bounded as the engine's log writer bounds its own (events/bound.ts); one that cannot be cut to fit is dropped.
+      const bounded = boundedLine(line);
+      if (bounded !== undefined) writeSync(fd, `${bounded}\n`);
     }
   } finally {
     closeSync(fd);

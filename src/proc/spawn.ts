@@ -4,6 +4,7 @@
  * waits for `exited`; either way the child's whole process group is gone once `exited` resolves.
  */
 import { closeSync, openSync, writeSync } from 'node:fs';
+import { PRIVATE_FILE_MODE } from '../core/home.js';
 import { type ProcessExit, type StreamName, startChild } from './child.js';
 import { LineSplitter } from './lines.js';
 import { ByteTail } from './tail.js';
@@ -127,7 +128,7 @@ class RawLog {
   error: string | undefined;
 
   constructor(private readonly path: string) {
-    this.fd = openSync(path, 'a');
+    this.fd = openSync(path, 'a', PRIVATE_FILE_MODE);
   }
 
   write(chunk: Buffer): void {

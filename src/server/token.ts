@@ -4,11 +4,11 @@
  * owner only, made on the first start of the service and reused after.
  */
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
-import { linkSync, mkdirSync, readFileSync, statSync, unlinkSync, writeFileSync } from 'node:fs';
+import { linkSync, readFileSync, statSync, unlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { z } from 'zod';
 import { EXIT, HarmflowError } from '../core/errors.js';
-import type { HomePaths } from '../core/home.js';
+import { type HomePaths, makePrivateDir, PRIVATE_FILE_MODE } from '../core/home.js';
 
 /** 32 random bytes: 256 bits, beyond guessing; base64url keeps it one header-safe word of 43 characters. */
 const TOKEN_BYTES = 32;
@@ -52,10 +52,10 @@ export function loadOrCreateToken(home: HomePaths, env: NodeJS.ProcessEnv = proc
   const file = tokenFile(home);
   const existing = readTokenFile(file);
   if (existing !== undefined) return { token: existing, created: false, from: 'file' };
-  mkdirSync(home.root, { recursive: true, mode: 0o700 });
+  makePrivateDir(home.root);
   const token = randomBytes(TOKEN_BYTES).toString('base64url');
   const temp = `${file}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`;
-  writeFileSync(temp, `${token}\n`, { mode: 0o600, flag: 'wx' });
+  writeFileSync(temp, `${token}\n`, { mode: PRIVATE_FILE_MODE, flag: 'wx' });
   try {
     linkSync(temp, file); // unlike rename, link fails when the file exists: the first creator wins
   } catch (error) {

@@ -55,13 +55,19 @@ export const DEFAULT_RETRY_POLICY = {
   jitter: 'full',
 } as const;
 
+/**
+ * 1 h: the longest one retry of an item may wait. A model API's limits reset within a minute or an
+ * hour; a longer wait is a run standing still, and a delay past 2^31 − 1 ms would fire at once.
+ */
+const MAX_RETRY_DELAY_MS = 3_600_000;
+
 /** A user's retry settings, every field optional; what is left out takes `DEFAULT_RETRY_POLICY`. */
 export const RetryConfig = z
   .strictObject({
     maxTriesPerItem: z.int().min(1).default(DEFAULT_RETRY_POLICY.maxTriesPerItem),
-    baseDelayMs: z.number().min(0).default(DEFAULT_RETRY_POLICY.baseDelayMs),
-    maxDelayMs: z.number().min(0).default(DEFAULT_RETRY_POLICY.maxDelayMs),
-    maxRetryAfterMs: z.number().min(0).default(DEFAULT_RETRY_POLICY.maxRetryAfterMs),
+    baseDelayMs: z.number().min(0).max(MAX_RETRY_DELAY_MS).default(DEFAULT_RETRY_POLICY.baseDelayMs),
+    maxDelayMs: z.number().min(0).max(MAX_RETRY_DELAY_MS).default(DEFAULT_RETRY_POLICY.maxDelayMs),
+    maxRetryAfterMs: z.number().min(0).max(MAX_RETRY_DELAY_MS).default(DEFAULT_RETRY_POLICY.maxRetryAfterMs),
     runBudget: z.int().min(0).default(DEFAULT_RETRY_POLICY.runBudget),
     jitter: z.literal('full').default(DEFAULT_RETRY_POLICY.jitter),
   })

@@ -3,7 +3,13 @@ import { mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { type EventDraft, InvalidEventError, openEventLog, readEvents } from '../../src/events/log.js';
+import {
+  type EventDraft,
+  InvalidEventError,
+  openEventLog,
+  RECORD_LIMIT_BYTES,
+  readEvents,
+} from '../../src/events/log.js';
 import { parseEventRecord } from '../../src/events/schema.js';
 
 const EXECUTION = '01jf3k9x7q2m4n6p8r0s2t4v6w';
@@ -90,7 +96,7 @@ describe('openEventLog', () => {
 
   it('keeps whole lines when two processes append to the same file at once', { timeout: 15_000 }, async () => {
     const module = new URL('../../dist/events/log.js', import.meta.url);
-    for (const name of ['log', 'read', 'decode', 'schema']) {
+    for (const name of ['log', 'bound', 'read', 'decode', 'schema']) {
       const built = new URL(`../../dist/events/${name}.js`, import.meta.url);
       const source = new URL(`../../src/events/${name}.ts`, import.meta.url);
       // The children run the built writer: it must be the current source's (`npm run build`).
@@ -148,5 +154,62 @@ describe('openEventLog', () => {
     const switches = order.filter((entry, i) => i > 0 && entry[0] !== order[i - 1]?.[0]).length;
     expect(switches, 'the two writers appended at the same time').toBeGreaterThan(0);
     expect(readEvents(file)).toHaveLength(2 * count);
+  });
+});
+
+describe('openEventLog on a record over the bound', () => {
+  const MiB = 1024 * 1024;
+  const TEXT_CUT = /^(.*) … \[HarmFlow dropped (\d+) bytes of this text\]$/s;
+  const onlyLine = (file: string) => {
+    const written = lines(file);
+    expect(written).toHaveLength(2);
+    return written[0] ?? '';
+  };
+
+  it('cuts its long text to fit, keeping the start and naming the bytes dropped, here and in the record', () => {
+    const file = newFile();
+    const log = openEventLog(file, { execution: EXECUTION });
+    const text = `start — ${'é"\\x'.repeat(MiB)} — end`;
+    const record = log.append({ attempt: 1, harness: 'codex', source: 'harness', type: 'message', data: { text } });
+    log.close();
+
+    const line = onlyLine(file);
+    expect(Buffer.byteLength(line)).toBeLessThanOrEqual(RECORD_LIMIT_BYTES);
+    expect(Buffer.byteLength(line)).toBeGreaterThan(RECORD_LIMIT_BYTES - 1024);
+    if (record.type !== 'message') throw new Error(record.type);
+    const [, kept = '', dropped = ''] = TEXT_CUT.exec(record.data.text) ?? [];
+    expect(text.startsWith(kept)).toBe(true);
+    expect(Buffer.byteLength(kept) + Number(dropped)).toBe(Buffer.byteLength(text));
+    expect(record.truncated).toEqual({ droppedBytes: Number(dropped) });
+    expect(readEvents(file)).toStrictEqual([record]);
+  });
+
+  it('drops the last items of a long list when no text is long, counting each item with its comma', () => {
+    const file = newFile();
+    const log = openEventLog(file, { execution: EXECUTION });
+    const changedFiles = Array.from({ length: 100_000 }, (_, i) => `node_modules/package-${i}/lib/index.js`);
+    const data = { head: 'a'.repeat(40), changedFiles, commits: [], durationMs: 12 };
+    const record = log.append({ attempt: 1, harness: 'codex', source: 'workspace', type: 'workspace.inspected', data });
+    log.close();
+
+    expect(Buffer.byteLength(onlyLine(file))).toBeLessThanOrEqual(RECORD_LIMIT_BYTES);
+    if (record.type !== 'workspace.inspected') throw new Error(record.type);
+    const kept = record.data.changedFiles;
+    expect(kept.length).toBeGreaterThan(10_000);
+    expect(kept).toEqual(changedFiles.slice(0, kept.length));
+    const droppedBytes = changedFiles.slice(kept.length).reduce((sum, name) => sum + name.length + 3, 0);
+    expect(record.truncated).toEqual({ droppedBytes });
+    expect(readEvents(file)).toStrictEqual([record]);
+  });
+
+  it('refuses a record over the bound with nothing long to cut, and writes nothing', () => {
+    const file = newFile();
+    const log = openEventLog(file, { execution: EXECUTION });
+    const input = Object.fromEntries(Array.from({ length: 200_000 }, (_, i) => [`key${i}`, i]));
+    expect(() =>
+      log.append({ source: 'harness', type: 'tool.call', data: { id: 't1', name: 'Custom', input } }),
+    ).toThrow(InvalidEventError);
+    log.close();
+    expect(readFileSync(file, 'utf8')).toBe('');
   });
 });

@@ -1,13 +1,14 @@
 /**
  * Opening the SQLite database the adapters share (`HARMFLOW_HOME/harmflow.db`, or a private
- * in-memory one for `:memory:`): its folder is created, WAL is set (readers never block the writer,
- * and several processes and connections share the file), the busy timeout, foreign keys and the
- * connection's `synchronous` level, and missing migrations are applied. Each adapter opens its own
- * connection and owns it.
+ * in-memory one for `:memory:`): its folder is made private (0700) and the file 0600 (core/home.ts),
+ * WAL is set (readers never block the writer, and several processes and connections share the file),
+ * the busy timeout, foreign keys and the connection's `synchronous` level, and missing migrations are
+ * applied. Each adapter opens its own connection and owns it.
  */
-import { mkdirSync } from 'node:fs';
+import { closeSync, openSync } from 'node:fs';
 import { dirname } from 'node:path';
 import Database from 'better-sqlite3';
+import { makePrivateDir, PRIVATE_FILE_MODE, tighten } from '../../core/home.js';
 import { migrate } from './migrations.js';
 
 /**
@@ -23,7 +24,7 @@ export const BUSY_TIMEOUT_MS = 5000;
  * may lose the last commits but never corrupts the file.
  */
 export function openDatabase(file: string, synchronous: 'FULL' | 'NORMAL'): Database.Database {
-  if (file !== ':memory:') mkdirSync(dirname(file), { recursive: true });
+  if (file !== ':memory:') makePrivate(file);
   const db = new Database(file, { timeout: BUSY_TIMEOUT_MS });
   try {
     db.pragma('journal_mode = WAL');
@@ -35,4 +36,16 @@ export function openDatabase(file: string, synchronous: 'FULL' | 'NORMAL'): Data
     db.close();
     throw error;
   }
+}
+
+/**
+ * Makes the database at `file` its owner's alone before SQLite opens it: its folder private, the file
+ * made empty with mode 0600 when it is new (an empty file is an empty database to SQLite), and an
+ * older file, WAL and shared-memory file that others could read tightened. SQLite gives the -wal and
+ * -shm files it makes the database file's mode, so they are 0600 too.
+ */
+function makePrivate(file: string): void {
+  makePrivateDir(dirname(file));
+  closeSync(openSync(file, 'a', PRIVATE_FILE_MODE));
+  for (const path of [file, `${file}-wal`, `${file}-shm`]) tighten(path);
 }
