@@ -72,8 +72,21 @@ async function readAll(response: Response): Promise<SseFrame[]> {
   return frames;
 }
 
+const queue = (log: EventLog, text: string) =>
+  log.append({ source: 'executor', type: 'message.queued', data: { turn: 't2', text, queued: 1 } });
+const reopen = (log: EventLog) =>
+  log.append({ source: 'executor', type: 'execution.reopened', data: { deadline: '2026-01-01T00:00:00.000Z' } });
+
+/** `[id, text]` of each record frame: a warning's message, a queued message's text, `END`, `REOPENED`. */
 const messages = (frames: SseFrame[]) =>
-  frames.filter((f) => f.event === undefined).map((f) => [f.id, JSON.parse(f.data ?? '').data.message ?? 'END']);
+  frames
+    .filter((f) => f.event === undefined)
+    .map((f) => {
+      const record = JSON.parse(f.data ?? '');
+      const text =
+        record.type === 'execution.ended' ? 'END' : record.type === 'execution.reopened' ? 'REOPENED' : undefined;
+      return [f.id, text ?? record.data.message ?? record.data.text];
+    });
 
 describe('GET /api/executions/:id/events', () => {
   it('replays an ended execution from disk, then ends', { timeout: 5000 }, async () => {
@@ -99,7 +112,7 @@ describe('GET /api/executions/:id/events', () => {
     const { id, log } = execution('succeeded');
     warn(log, 'a');
     end(log);
-    log.append({ source: 'executor', type: 'execution.reopened', data: { deadline: '2026-01-01T00:00:00.000Z' } });
+    reopen(log);
     warn(log, 'b');
     end(log);
     log.close();
@@ -107,10 +120,103 @@ describe('GET /api/executions/:id/events', () => {
     expect(messages(frames)).toEqual([
       ['1', 'a'],
       ['2', 'END'],
-      ['3', 'END'],
+      ['3', 'REOPENED'],
       ['4', 'b'],
       ['5', 'END'],
     ]);
+  });
+
+  it('sends the records between execution.ended and a reopening (a queued follow-up), every id once', {
+    timeout: 5000,
+  }, async () => {
+    const { id, log } = execution('succeeded');
+    warn(log, 'a');
+    end(log);
+    queue(log, 'one more thing');
+    queue(log, 'and another');
+    reopen(log);
+    warn(log, 'b');
+    end(log);
+    log.close();
+    const all = messages(await readAll(await open(id)));
+    expect(all).toEqual([
+      ['1', 'a'],
+      ['2', 'END'],
+      ['3', 'one more thing'],
+      ['4', 'and another'],
+      ['5', 'REOPENED'],
+      ['6', 'b'],
+      ['7', 'END'],
+    ]);
+    // A client that resumes anywhere gets the rest of the log, once, in order.
+    for (let from = 0; from < all.length; from++) {
+      expect(messages(await readAll(await open(id, '', { 'Last-Event-ID': String(from) }))), `from ${from}`).toEqual(
+        all.slice(from),
+      );
+    }
+  });
+
+  it('ends after an execution.ended a follow-up waits behind, and the next connection gets the follow-up', {
+    timeout: 5000,
+  }, async () => {
+    const { id, log } = execution('succeeded');
+    warn(log, 'a');
+    end(log);
+    const first = await readAll(await open(id));
+    expect(messages(first)).toEqual([
+      ['1', 'a'],
+      ['2', 'END'],
+    ]);
+    queue(log, 'one more thing'); // queued on the succeeded execution: it is reopened next
+    expect(messages(await readAll(await open(id, '', { 'Last-Event-ID': '2' })))).toEqual([['3', 'one more thing']]);
+    setState(id, 'running'); // the engine records the state before it appends execution.reopened
+    reopen(log);
+    warn(log, 'b');
+    const seen: SseFrame[] = [];
+    for await (const frame of sseFrames(await open(id, '', { 'Last-Event-ID': '1' }))) {
+      if (frame.id !== undefined) seen.push(frame);
+      if (frame.data?.includes('"message":"b"')) break;
+    }
+    expect(messages(seen)).toEqual([
+      ['2', 'END'],
+      ['3', 'one more thing'],
+      ['4', 'REOPENED'],
+      ['5', 'b'],
+    ]);
+    end(log);
+    log.close();
+  });
+
+  it('keeps a live client on past execution.ended when the records after it arrive with it', {
+    timeout: 5000,
+  }, async () => {
+    const { id, log } = execution('running');
+    warn(log, 'a');
+    const frames = sseFrames(await open(id));
+    expect((await frames.next()).value).toMatchObject({ event: 'connected' });
+    expect(messages([(await frames.next()).value as SseFrame])).toEqual([['1', 'a']]);
+    // One turn of appends: the feed reads them in one batch.
+    end(log);
+    queue(log, 'one more thing');
+    reopen(log);
+    warn(log, 'b');
+    const seen: SseFrame[] = [];
+    while (seen.length < 4) {
+      const frame = (await frames.next()).value as SseFrame | undefined;
+      if (frame === undefined) break; // the stream ended
+      if (frame.id !== undefined) seen.push(frame);
+    }
+    expect(messages(seen)).toEqual([
+      ['2', 'END'],
+      ['3', 'one more thing'],
+      ['4', 'REOPENED'],
+      ['5', 'b'],
+    ]);
+    end(log);
+    log.close();
+    const rest: SseFrame[] = [];
+    for await (const frame of frames) if (frame.comment === undefined) rest.push(frame);
+    expect(messages(rest)).toEqual([['6', 'END']]);
   });
 
   it('delivers live appends and ends after execution.ended; heartbeats keep a quiet stream alive', {
@@ -229,7 +335,10 @@ describe('GET /api/executions/:id/events', () => {
     const { id, log } = execution('succeeded');
     warn(log, 'a');
     appendFileSync(log.path, 'not json\n{"type":"warning"}\n');
-    warn(log, 'x'.repeat(1024 * 1024 + 1)); // a valid record, too big to send
+    // A valid record too big to send, as a writer other than `openEventLog` (which cuts records to
+    // fit its bound) may leave one.
+    const big = { ts: new Date().toISOString(), execution: id, source: 'gate', type: 'warning' };
+    appendFileSync(log.path, `${JSON.stringify({ ...big, data: { message: 'x'.repeat(1024 * 1024 + 1) } })}\n`);
     warn(log, 'c');
     end(log);
     log.close();
@@ -398,7 +507,9 @@ describe('Feeds', () => {
     const a = feeds.listen(path, first.listener);
     const b = feeds.listen(path, collector().listener);
     expect(feeds.resumeAt(path, 7)).toEqual(LOG_START); // not started: it knows no position yet
+    expect(b.startedAt()).toBeUndefined(); // asking does not start it
     expect(a.start(at)).toEqual(at);
+    expect(b.startedAt()).toEqual(at);
     expect(b.start(LOG_START)).toEqual(at); // already started: a later client learns where
     const handed = first.next();
     appendFileSync(path, recordLine('live'));

@@ -24,6 +24,13 @@ const reopened: EventDraft = {
   data: { deadline: '2030-01-01T00:00:00.000Z' },
 };
 
+/** A follow-up queued on a succeeded execution: recorded before the execution is reopened for it. */
+const queued: EventDraft = {
+  source: 'executor',
+  type: 'message.queued',
+  data: { turn: 't2', text: 'one more thing', queued: 1 },
+};
+
 describe.runIf(POSTGRES_AVAILABLE)('GET /api/executions/:id/events from the PostgreSQL mirror', () => {
   const schemas = testSchemas();
   const logs = logDirectory();
@@ -185,6 +192,44 @@ describe.runIf(POSTGRES_AVAILABLE)('GET /api/executions/:id/events from the Post
       ['3', 'REOPENED'],
       ['4', 'b'],
       ['5', 'END'],
+    ]);
+  });
+
+  it('sends the records between execution.ended and a reopening, from any position, once, in order', {
+    timeout: 20_000,
+  }, async () => {
+    const { id, lines } = await execution('succeeded', [message('a'), ended, queued, reopened, message('b'), ended]);
+    await mirrorLines(id, lines, 0);
+    const all = records(await readAll(await open(id)));
+    expect(all).toEqual([
+      ['1', 'a'],
+      ['2', 'END'],
+      ['3', 'one more thing'],
+      ['4', 'REOPENED'],
+      ['5', 'b'],
+      ['6', 'END'],
+    ]);
+    for (let from = 1; from < all.length; from++) {
+      const resumed = records(await readAll(await open(id, '', { 'Last-Event-ID': String(from) })));
+      expect(resumed, `from ${from}`).toEqual(all.slice(from));
+    }
+  });
+
+  it('follows a live client on past execution.ended when a follow-up is mirrored after it', {
+    timeout: 10_000,
+  }, async () => {
+    const { id, lines } = await execution('running', [message('a'), ended, queued, reopened, message('b'), ended]);
+    await mirrorLines(id, lines, 0, 3);
+    const all = readAll(await open(id));
+    await new Promise((resolve) => setTimeout(resolve, 150));
+    await mirrorLines(id, lines, 3);
+    expect(records(await all)).toEqual([
+      ['1', 'a'],
+      ['2', 'END'],
+      ['3', 'one more thing'],
+      ['4', 'REOPENED'],
+      ['5', 'b'],
+      ['6', 'END'],
     ]);
   });
 

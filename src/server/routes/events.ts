@@ -24,20 +24,22 @@ export interface EventsRouteOptions {
  * The stream: first `event: connected` (no id) with `{execution, from}`; then every record after the
  * first `from` as an unnamed event (`data:` = the record's JSON) with `id:` = its position + 1, the
  * number of records read so far, so a client resumes with `?from=<id>` or `Last-Event-ID: <id>`; a
- * heartbeat comment every `heartbeatMs`. It ends after the `execution.ended` record is sent. An
- * execution that had ended when the client connected is replayed from disk and the stream ends at the
- * end of the file; for a live one the client first listens to the execution's shared feed (one
- * follower per execution, sse/feed.ts), then replays from disk, then gets the feed, each record once
- * by id (sse/stream.ts). A live client more than the outbox's high water behind is ended, and so are a
- * feed's clients when its follower fails; they resume from disk with Last-Event-ID. Lines that are not
- * records are skipped and take no position (the log's numbering); records over `MAX_RECORD_BYTES` are
- * skipped and keep theirs.
+ * heartbeat comment every `heartbeatMs`. Every record is sent, those after an `execution.ended` too
+ * (a follow-up reopening a succeeded execution: its `message.queued`, then `execution.reopened`). The
+ * stream ends after an `execution.ended` that is the last record it has read. An execution that had
+ * ended when the client connected is replayed from disk and the stream ends at the end of the file
+ * (a client whose last record is not `execution.ended` then reconnects with Last-Event-ID); for a
+ * live one the client first listens to the execution's shared feed (one follower per execution,
+ * sse/feed.ts), then replays from disk, then gets the feed, each record once by id (sse/stream.ts). A
+ * live client more than the outbox's high water behind is ended, and so are a feed's clients when its
+ * follower fails; they resume from disk with Last-Event-ID. Lines that are not records are skipped and
+ * take no position (the log's numbering); records over `MAX_RECORD_BYTES` are skipped and keep theirs.
  *
  * Errors (sse/route.ts, JSON `{error:{name,message}}`): a malformed id or position → 400
  * `UsageError`; an execution the store does not know → 404 `NotFoundError`. Each client owns its
  * replay, heartbeat, outbox and feed listener; all are released when the client goes away or the
- * stream ends. Appends by this process
- * (`openEventLog`) reach the feeds at once; other processes' through `fs.watch` (events/tail.ts).
+ * stream ends. Appends by this process (`openEventLog`) reach the feeds at once; other processes'
+ * through `fs.watch` (events/tail.ts).
  */
 export function eventsRoute(options: EventsRouteOptions): Hono {
   const heartbeatMs = options.heartbeatMs ?? HEARTBEAT_MS;

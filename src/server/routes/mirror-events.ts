@@ -3,8 +3,9 @@
  * server-sent events, read from the PostgreSQL mirror the workers fill (events/mirror/), so any API
  * node streams any execution. The contract is the events route's (routes/events.ts): `event:
  * connected` with `{execution, from}`, each record with `id:` = position + 1, `?from=N` and
- * `Last-Event-ID: N` (which wins) skipping the first N records, heartbeats, the end after
- * `execution.ended`, 400 and 404 as there. How the mirror is followed: sse/mirror-stream.ts.
+ * `Last-Event-ID: N` (which wins) skipping the first N records, heartbeats, every record sent (those
+ * after an `execution.ended` too), the end after an `execution.ended` that is the last record, 400
+ * and 404 as there. How the mirror is followed: sse/mirror-stream.ts.
  */
 import type { Hono } from 'hono';
 import type { PgEventSource } from '../../events/mirror/event-source.js';

@@ -25,6 +25,8 @@ export interface FeedSubscription {
    * replay read further and started the feed first), the caller replays on up to it.
    */
   start(at: LogPosition): LogPosition;
+  /** Where the feed's follower started, without starting it: undefined while no client has. */
+  startedAt(): LogPosition | undefined;
   /** Stops listening; the last listener stops the follower. Idempotent. */
   close(): void;
 }
@@ -74,6 +76,7 @@ export class Feeds {
         }
         return joined.started ?? at;
       },
+      startedAt: () => joined.started,
       close: () => {
         if (!joined.listeners.delete(listener) || joined.listeners.size > 0) return;
         if (this.#feeds.get(path) === joined) this.#feeds.delete(path);

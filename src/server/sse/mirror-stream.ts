@@ -28,10 +28,11 @@ export interface MirrorStreamOptions extends ClientStreamOptions {
  * the framing and the contract are the events route's (routes/events.ts): `event: connected`, then
  * each record after the first `from` with `id:` = its position + 1, in order, each once, records over
  * MAX_RECORD_BYTES skipped but counted. It follows the mirror (PgEventSource.follow) and ends after
- * `execution.ended`, unless the mirror already holds an `execution.reopened` right after it (a
- * follow-up reopened a succeeded execution), which it then follows too. A client connecting just
- * past an `execution.ended` of an ended execution gets no records and the stream ends; one of an
- * ended execution whose mirror gets nothing new for `settleMs` is ended too. A slow client slows its
+ * an `execution.ended` that is the last record mirrored; the records the mirror already holds after
+ * one (a follow-up reopening a succeeded execution: its `message.queued`, `execution.reopened`, the
+ * new turn) are followed like any other. A client connecting just past an `execution.ended` that
+ * nothing follows, of an ended execution, gets no records and the stream ends; one of an ended
+ * execution whose mirror gets nothing new for `settleMs` is ended too. A slow client slows its
  * own reads (the follower waits for the outbox to drain) instead of being dropped. A failed read cuts
  * the stream off; the client resumes with Last-Event-ID.
  */
@@ -69,19 +70,14 @@ export function streamMirror(options: MirrorStreamOptions): Outbox {
       }
       // The follower returns after `execution.ended`, or when the client left or the wait settled.
       if (!ended || signal.aborted) return;
-      const [next] = await source.read(execution, cursor);
-      if (next?.record.type !== 'execution.reopened') return;
+      if ((await source.read(execution, cursor)).length === 0) return;
     }
   });
 }
 
-/** True when the record just before `from` is `execution.ended` and no reopening follows it in the mirror. */
+/** True when the record just before `from` is `execution.ended` and the mirror holds none after it. */
 async function endsBefore(source: Pick<PgEventSource, 'read'>, execution: string, from: number): Promise<boolean> {
   if (from === 0) return false;
   const [before, after] = await source.read(execution, from - 1);
-  return (
-    before?.position === from - 1 &&
-    before.record.type === 'execution.ended' &&
-    after?.record.type !== 'execution.reopened'
-  );
+  return before?.position === from - 1 && before.record.type === 'execution.ended' && after === undefined;
 }

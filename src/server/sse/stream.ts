@@ -23,26 +23,26 @@ export interface EventStreamOptions extends ClientStreamOptions {
  * from disk or queued from the feed (or both: it is sent once, by id). The replay starts where the
  * feed knows the client's position to be (`Feeds.resumeAt`), and where it ends is where the feed
  * starts if it has not yet (`FeedSubscription.start`). A client in step with the feed gets each of its
- * batches as one chunk shared with the others. A live client more than the outbox's high water behind
- * is ended, and so are all of a feed's clients when its follower fails: they resume from disk with
- * Last-Event-ID. The stream (client-stream.ts) owns its heartbeat, outbox and feed listener, all
- * released when it ends or the client goes away.
+ * batches as one chunk shared with the others. Every record is sent, those after an `execution.ended`
+ * too; the stream ends where the last record it has read is an `execution.ended`. A live client more
+ * than the outbox's high water behind is ended, and so are all of a feed's clients when its follower
+ * fails: they resume from disk with Last-Event-ID. The stream (client-stream.ts) owns its heartbeat,
+ * outbox and feed listener, all released when it ends or the client goes away.
  */
 export function streamEvents(options: EventStreamOptions): Outbox {
   return startClientStream(options, async ({ signal, outbox, stop, onStop }) => {
     let subscription: FeedSubscription | undefined;
     onStop(() => subscription?.close());
     let sent = options.from; // the id of the last record handled: sent, or skipped for its size
+    // True while the last record handled is `execution.ended`. Records after one (a follow-up's
+    // `message.queued`, then `execution.reopened`) are sent like any other and make it false again.
     let finished = false;
     const send = (item: FeedItem): void => {
       if (item.id <= sent) return; // already sent (the replay and the feed overlap)
-      // After `execution.ended` only a reopening goes on (a follow-up reopened a succeeded execution).
-      if (finished && item.record.type !== 'execution.reopened') return;
       sent = item.id;
       const frame = frameOf(item);
       if (frame !== undefined) outbox.push(frame);
-      if (item.record.type === 'execution.ended') finished = true;
-      if (item.record.type === 'execution.reopened') finished = false;
+      finished = item.record.type === 'execution.ended';
     };
     let queued: FeedItem[] | undefined = []; // what the feed handed out during the replay
     const done = new Promise<void>((resolve) => {
@@ -55,7 +55,7 @@ export function streamEvents(options: EventStreamOptions): Outbox {
             return;
           }
           const batch = framesOf(items);
-          if (!finished && items[0]?.id === sent + 1) {
+          if (items[0]?.id === sent + 1) {
             // The usual case, a client in step with the feed: the batch's one chunk, shared.
             if (batch.bytes.byteLength > 0) outbox.push(batch.bytes);
             sent = batch.lastId;
@@ -74,13 +74,15 @@ export function streamEvents(options: EventStreamOptions): Outbox {
         at = batch.end;
         const first = at.records - batch.records.length + 1;
         for (const [index, record] of batch.records.entries()) send({ id: first + index, record });
-        // The replay reads on to the end of the file even after `execution.ended`: a reopening may follow.
+        // The replay reads to the end of the file: records may follow an `execution.ended`.
         if (outbox.full) await outbox.drained();
       }
-      if (signal.aborted || finished || subscription === undefined) break;
-      const started = subscription.start(at);
-      // Another client's replay read further and started the feed there: read on up to it.
-      if (started.records <= at.records) break;
+      if (signal.aborted || subscription === undefined) break;
+      // The feed starts where the replay ended, unless the replay ended on `execution.ended` (the
+      // stream ends there, unless the feed has read past it). Another client's replay may have read
+      // further and started the feed there: then read on up to it.
+      const started = finished ? subscription.startedAt() : subscription.start(at);
+      if (started === undefined || started.records <= at.records) break;
     }
     for (const item of queued) send(item);
     queued = undefined;
@@ -92,11 +94,12 @@ export function streamEvents(options: EventStreamOptions): Outbox {
 /** Frames already made: a shared feed's item is serialized and encoded once for all its clients. */
 const frames = new WeakMap<FeedItem, Uint8Array | null>();
 
-/** A feed batch's frames in one chunk: up to its `execution.ended` record, if any; oversized records left out. */
+/** A feed batch's frames in one chunk, oversized records left out. */
 interface BatchFrames {
   readonly bytes: Uint8Array;
-  /** The id of the last record the chunk accounts for (sent or skipped for its size). */
+  /** The id of the batch's last record (sent or skipped for its size). */
   readonly lastId: number;
+  /** The batch's last record is `execution.ended`. */
   readonly ended: boolean;
 }
 
@@ -117,7 +120,6 @@ function framesOf(items: readonly FeedItem[]): BatchFrames {
       if (frame !== undefined) parts.push(frame);
       lastId = item.id;
       ended = item.record.type === 'execution.ended';
-      if (ended) break;
     }
     batch = { bytes: parts.length === 1 ? (parts[0] as Uint8Array) : joinChunks(parts), lastId, ended };
     batches.set(items, batch);
