@@ -62,6 +62,11 @@ export interface Progress {
   readonly attempts: AttemptContext[];
   /** Follow-up messages (not `t1`) that turns completed, in order. */
   readonly handled: HandledMessage[];
+  /**
+   * The turns an earlier process delivered (`turn.started` in the log). A turn that process left in
+   * flight is delivered again, marked, only if it is here: one it never started is a first delivery.
+   */
+  readonly startedTurns: ReadonlySet<string>;
   chainIndex: number;
   switchesMade: number;
   /** The number the next attempt gets. */
@@ -70,7 +75,15 @@ export interface Progress {
 
 /** A new execution's progress. */
 export function freshProgress(task: Task): Progress {
-  return { chain: [...task.chain], attempts: [], handled: [], chainIndex: 0, switchesMade: 0, nextNumber: 1 };
+  return {
+    chain: [...task.chain],
+    attempts: [],
+    handled: [],
+    startedTurns: new Set(),
+    chainIndex: 0,
+    switchesMade: 0,
+    nextNumber: 1,
+  };
 }
 
 /** The execution being driven: what it is, and where it stands. */
@@ -185,7 +198,7 @@ export async function drive(input: DriveInput, options: DriveOptions): Promise<D
         });
         break;
       }
-      let turn = turns.next();
+      let turn = deliveredBefore(turns.next(), progress.startedTurns);
       await turns.flush?.();
       if (turn === undefined) {
         end = { state: 'succeeded' };
@@ -533,6 +546,15 @@ export async function drive(input: DriveInput, options: DriveOptions): Promise<D
     }
   }
   return end;
+}
+
+/**
+ * `turn` as it is delivered now: one the queue hands out again after a restart stays marked
+ * `redelivered` only when an earlier process started it; the kill may have fallen after the queue
+ * took it and before it reached a harness.
+ */
+function deliveredBefore(turn: Turn | undefined, started: ReadonlySet<string>): Turn | undefined {
+  return turn?.redelivered && !started.has(turn.id) ? { ...turn, redelivered: false } : turn;
 }
 
 /** How many of the last attempts, in a row, ended `crashed`. */

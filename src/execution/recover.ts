@@ -66,6 +66,7 @@ export async function recoverProgress(
       chain,
       attempts,
       handled: handledMessages(records),
+      startedTurns: new Set(records.flatMap((record) => (record.type === 'turn.started' ? [record.data.turn] : []))),
       chainIndex,
       switchesMade: counted,
       nextNumber: (last?.number ?? 0) + 1,
