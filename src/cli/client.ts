@@ -7,10 +7,13 @@
  *
  * Every answer is parsed with zod. An API error `{"error":{"name","message"}}` comes back as the
  * named error class its status and name stand for, so the CLI exits with the code it would have
- * used locally (docs/cli.md). Stateless: each call is one request; nothing to close, except the
- * event streams `events` opens (src/web/event-stream.ts reads them), which their caller closes.
+ * used locally (docs/cli.md). Stateless: each call is one request — except `submit` and `send`,
+ * which carry an `Idempotency-Key` and are sent again with it while the service restarts
+ * (retry.ts) —; nothing to close, except the event streams `events` opens (src/web/event-stream.ts
+ * reads them), which their caller closes.
  * The token is only ever sent in the Authorization header; no field of the client holds it.
  */
+import { randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { z } from 'zod';
 import {
@@ -46,6 +49,7 @@ import {
   Stopping,
   Turn,
 } from './client-schemas.js';
+import { connectionLost, type Outcome, RESTART_RETRY, type RetryPolicy, retryDelays, withRetries } from './retry.js';
 import { DEFAULT_PORT } from './serve.js';
 
 export type { ExecutionContext } from '../execution/context-schema.js';
@@ -92,6 +96,32 @@ export interface ClientOptions {
   readonly token: ApiToken;
   /** Per-request timeout. Default REQUEST_TIMEOUT_MS. */
   readonly timeoutMs?: number;
+  /** How keyed writes (submit, send) are retried while the service restarts. Default RESTART_RETRY. */
+  readonly retry?: RetryPolicy;
+}
+
+/** What `submit` and `send` take: the request's `Idempotency-Key`, a new UUID unless given. */
+export interface WriteOptions {
+  readonly idempotencyKey?: string;
+}
+
+type Method = 'GET' | 'POST';
+
+/** An answer as `call` reads it: its status and its body's text. */
+interface Answer {
+  readonly status: number;
+  readonly ok: boolean;
+  readonly text: string;
+}
+
+/** A 503 a restarting service gives while it stops (the Registry's "the service is stopping"). */
+const STOPPING = /\bthe service is stopping\b/;
+
+/** Whether a keyed write's outcome means the service is restarting: retry it (retry.ts). */
+function restarting(outcome: Outcome<Answer>): boolean {
+  if ('error' in outcome) return connectionLost(outcome.error);
+  const body = ErrorBody.safeParse(parseJson(outcome.value.text));
+  return outcome.value.status === 503 && body.success && STOPPING.test(body.data.error.message);
 }
 
 /**
@@ -119,8 +149,11 @@ export interface EventHandlers {
 /** The routes the service verbs and the terminal UI call. Each rejects with a HarmflowError (see `errorFromResponse`). */
 export interface ServiceClient {
   readonly url: string;
-  /** `POST /api/executions`: the task's `repo` and `simulate` paths must be absolute. */
-  submit(task: TaskFileInput): Promise<ExecutionRecord>;
+  /**
+   * `POST /api/executions`: the task's `repo` and `simulate` paths must be absolute. Sent with an
+   * `Idempotency-Key`, retried with it while the service restarts (retry.ts): one call, one execution.
+   */
+  submit(task: TaskFileInput, options?: WriteOptions): Promise<ExecutionRecord>;
   /** `GET /api/executions?state=live|ended&include=attempts`: live (queued, running, waiting) or ended, newest first. */
   executions(state: 'live' | 'ended'): Promise<ExecutionList>;
   /** `GET /api/executions/:id`. */
@@ -140,8 +173,8 @@ export interface ServiceClient {
    * malformed id; everything else reaches `onError`.
    */
   events(id: string, handlers: EventHandlers, from?: number): EventStream;
-  /** `POST /api/executions/:id/messages`. */
-  send(id: string, text: string): Promise<Turn>;
+  /** `POST /api/executions/:id/messages`, keyed and retried as `submit`: one call, one turn. */
+  send(id: string, text: string, options?: WriteOptions): Promise<Turn>;
   /** `POST /api/executions/:id/cancel`: asks; the execution ends later. */
   cancel(id: string): Promise<ExecutionRecord>;
   /** `POST /api/executions/:id/resume`: ends its wait for a quota reset now (409 when it is not waiting). */
@@ -215,27 +248,40 @@ export function requireExecutionId(id: string): string {
 export function createClient(options: ClientOptions): ServiceClient {
   const { url, token } = options;
   const timeoutMs = options.timeoutMs ?? REQUEST_TIMEOUT_MS;
+  const delays = retryDelays(options.retry ?? RESTART_RETRY);
 
-  async function call<T>(method: 'GET' | 'POST', path: string, schema: z.ZodType<T>, body?: unknown): Promise<T> {
+  /** One request and its answer's text; rejects as `fetch` does when no answer came. */
+  async function exchange(method: Method, path: string, body: unknown, key: string | undefined): Promise<Answer> {
+    const response = await fetch(`${url}${path}`, {
+      method,
+      headers: {
+        authorization: `Bearer ${token.token}`,
+        ...(body !== undefined && { 'content-type': 'application/json' }),
+        ...(key !== undefined && { 'idempotency-key': JSON.stringify(key) }),
+      },
+      ...(body !== undefined && { body: JSON.stringify(body) }),
+      signal: AbortSignal.timeout(timeoutMs),
+    });
+    return { status: response.status, ok: response.ok, text: await response.text() };
+  }
+
+  /**
+   * Sends the request and parses its answer with `schema`. With `key` (a keyed write), a request
+   * that got no answer or a 503 "stopping" goes again with the same key (retry.ts).
+   */
+  async function call<T>(method: Method, path: string, schema: z.ZodType<T>, body?: unknown, key?: string): Promise<T> {
     const route = `${method} ${path}`;
-    let response: Response;
-    let text: string;
+    let answer: Answer;
     try {
-      response = await fetch(`${url}${path}`, {
-        method,
-        headers: {
-          authorization: `Bearer ${token.token}`,
-          ...(body !== undefined && { 'content-type': 'application/json' }),
-        },
-        ...(body !== undefined && { body: JSON.stringify(body) }),
-        signal: AbortSignal.timeout(timeoutMs),
-      });
-      text = await response.text();
+      answer =
+        key === undefined
+          ? await exchange(method, path, body, undefined)
+          : await withRetries(() => exchange(method, path, body, key), restarting, delays);
     } catch (error) {
       throw unreachable(url, route, timeoutMs, error);
     }
-    if (!response.ok) throw errorFromResponse(response.status, parseJson(text), { url, token });
-    const parsed = schema.safeParse(parseJson(text));
+    if (!answer.ok) throw errorFromResponse(answer.status, parseJson(answer.text), { url, token });
+    const parsed = schema.safeParse(parseJson(answer.text));
     if (!parsed.success) {
       throw new HarmflowError(
         `the service at ${url} answered ${route} with an unexpected body (is it another HarmFlow version?): ${z.prettifyError(parsed.error).replace(/\s*\n\s*/g, ' ')}`,
@@ -249,7 +295,8 @@ export function createClient(options: ClientOptions): ServiceClient {
 
   return {
     url,
-    submit: async (task) => (await call('POST', '/api/executions', ExecutionBody, { task })).execution,
+    submit: async (task, write = {}) =>
+      (await call('POST', '/api/executions', ExecutionBody, { task }, write.idempotencyKey ?? randomUUID())).execution,
     executions: (state) => call('GET', `/api/executions?state=${state}&include=attempts`, ExecutionList),
     execution: async (id) => call('GET', executionPath(id), ExecutionWithAttempts),
     context: async (id) => call('GET', `${executionPath(id)}/context`, ExecutionContext),
@@ -269,8 +316,16 @@ export function createClient(options: ClientOptions): ServiceClient {
         onEnd: () => handlers.onEnd?.(),
         onError: (error) => handlers.onError?.(streamError(error, { url, token })),
       }),
-    send: async (id, text) =>
-      (await call('POST', `${executionPath(id)}/messages`, z.object({ turn: Turn }), { text })).turn,
+    send: async (id, text, write = {}) =>
+      (
+        await call(
+          'POST',
+          `${executionPath(id)}/messages`,
+          z.object({ turn: Turn }),
+          { text },
+          write.idempotencyKey ?? randomUUID(),
+        )
+      ).turn,
     cancel: async (id) => (await call('POST', `${executionPath(id)}/cancel`, ExecutionBody)).execution,
     resume: async (id) => (await call('POST', `${executionPath(id)}/resume`, ExecutionBody)).execution,
     switchHarness: async (id, request) =>
@@ -367,6 +422,7 @@ export function errorFromResponse(
     case 409:
       return name === 'HarnessNotInstalledError' ? new HarnessNotInstalledError(message) : new ConflictError(message);
     case 413:
+    case 422:
       return new UsageError(message);
     case 503:
       return new ServiceUnavailableError(message);

@@ -1,7 +1,9 @@
 /**
  * `harmflow send ID TEXT...` — queues a follow-up message for a live execution on the running
  * service. The words are joined with spaces; `-` alone reads the message from stdin. Returns once
- * the service has queued it (the turn runs later, in order).
+ * the service has queued it (the turn runs later, in order). The request carries one
+ * `Idempotency-Key` for the invocation and is sent again with it while the service restarts
+ * (client.ts, retry.ts): the message is delivered once.
  */
 import { text as readAll } from 'node:stream/consumers';
 import type { Command } from 'commander';

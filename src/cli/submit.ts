@@ -4,7 +4,9 @@
  * exit 3, nothing sent); the service has no folder to resolve relative paths against, so the task
  * goes over the wire with `repo` and every `simulate` made absolute, and with the user's git identity
  * in each link's `env` where the link gives none (`withUserGitIdentity`). The service checks the rest
- * (repository, installed harnesses) on its own machine.
+ * (repository, installed harnesses) on its own machine. The request carries one `Idempotency-Key`
+ * for the invocation and is sent again with it while the service restarts (client.ts, retry.ts):
+ * one invocation, one execution.
  */
 import { readFileSync, statSync } from 'node:fs';
 import type { Command } from 'commander';

@@ -1,7 +1,8 @@
 /** How `harmflow workflow …` prints plans, progress and runs: one idea per function, text only. */
-import type { ResumeStore, RunItem, RunRecord } from '../store/resume-store.js';
+import type { RunItem, RunRecord } from '../store/resume-store.js';
 import { type CostSum, NEW_RUN, type Plan, type StepPlan } from '../workflows/plan.js';
 import type { WorkflowEvent } from '../workflows/run.js';
+import type { RunStatus } from '../workflows/run-owner.js';
 
 const money = (usd: number | null): string => (usd === null ? '?' : `$${usd.toFixed(2)}`);
 const hours = (value: number | null): string => (value === null ? '?' : `${value.toFixed(2)} h`);
@@ -87,23 +88,39 @@ export function formatEvent(event: WorkflowEvent): string | undefined {
   }
 }
 
-/** A run and what its items are, per step (steps in name order). */
-export async function formatStatus(run: RunRecord, store: ResumeStore): Promise<string> {
-  const items = await store.listRunItems(run.id);
+/**
+ * A run as it is now (`status`: runStatus's, its owner checked), the command that resumes it when it
+ * was interrupted, and what its items are, per step (steps in name order).
+ */
+export function formatStatus(
+  run: RunRecord,
+  status: RunStatus,
+  resume: string | undefined,
+  items: readonly RunItem[],
+): string {
   const steps = new Map<string, { done: number; reused: number; failed: number }>();
   for (const item of items) {
     const counts = steps.get(item.step) ?? { done: 0, reused: 0, failed: 0 };
     steps.set(item.step, counts);
     count(counts, item);
   }
-  const lines = [
-    `run ${run.id} of ${run.workflow}: ${run.state}${run.message ? ` — ${run.message}` : ''}`,
-    `started ${run.createdAt}, last update ${run.updatedAt}${run.module ? `, from ${run.module}` : ''}`,
-  ];
+  const why = [ownerPhrase(status), run.message].filter((part) => part !== undefined && part !== '');
+  const lines = [`run ${run.id} of ${run.workflow}: ${[status.state, ...why].join(' — ')}`];
+  if (resume !== undefined) lines.push(`resume it: ${resume}`);
+  lines.push(`started ${run.createdAt}, last update ${run.updatedAt}${run.module ? `, from ${run.module}` : ''}`);
   for (const [step, counts] of steps) {
     lines.push(`  ${step}: ${counts.done} done (${counts.reused} reused), ${counts.failed} failed`);
   }
   return lines.join('\n');
+}
+
+/** Who drives a running run, or that the process which drove an interrupted one is gone. */
+function ownerPhrase(status: RunStatus): string | undefined {
+  const { owner } = status;
+  if (owner === undefined || (status.state !== 'running' && status.state !== 'interrupted')) return undefined;
+  const who = `pid ${owner.pid} on ${owner.host} since ${owner.since}`;
+  if (status.state === 'interrupted') return `the process driving it is gone: ${who}`;
+  return owner.alive === null ? `driven by ${who} (another machine: not checked from here)` : `driven by ${who}`;
 }
 
 function count(counts: { done: number; reused: number; failed: number }, item: RunItem): void {

@@ -6,6 +6,7 @@
 
 import type { Json, RunItem } from '../store/resume-store.js';
 import type { ModelSettings } from '../workflows/define.js';
+import { runStatus } from '../workflows/run-owner.js';
 import type { InputGroup, WhyInput, WhyNode, WhyReport, WhySource } from './workflow-why.js';
 
 /** 300 characters of the item's output: a fact-check verdict and its reason fit; `--json` gives any output whole. */
@@ -19,7 +20,8 @@ const INDENT = '  ';
 /** The report as text. */
 export function formatWhy(report: WhyReport): string {
   const { run, item } = report;
-  const lines = [`run ${run.id} of ${run.workflow}: ${run.state}${run.message ? ` — ${run.message}` : ''}`];
+  // The state as `workflow status` shows it: a `running` run whose process is gone is `interrupted`.
+  const lines = [`run ${run.id} of ${run.workflow}: ${runStatus(run).state}${run.message ? ` — ${run.message}` : ''}`];
   const fingerprint = item.runItem ? `, fingerprint ${short(item.runItem.fingerprint)}` : '';
   lines.push(`${item.step} ${item.item}: ${statusOf(item.runItem)}${fingerprint}`);
   if (report.output !== undefined) lines.push(`${INDENT}output ${truncated(report.output)}`);

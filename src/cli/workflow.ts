@@ -5,10 +5,12 @@ import type { Json, ResumeStore, RunRecord } from '../store/resume-store.js';
 import { loadWorkflowModule, type WorkflowModule } from '../workflows/module.js';
 import { type Plan, planExitCode, planResume } from '../workflows/plan.js';
 import { type RunResult, resumeRun, startRun } from '../workflows/run.js';
+import { refuseDrivenElsewhere } from '../workflows/run-owner.js';
 import { collect } from './option-values.js';
 import { registerEffects } from './workflow-effects.js';
-import { formatEvent, formatPlan, formatStatus } from './workflow-format.js';
+import { formatEvent, formatPlan } from './workflow-format.js';
 import { registerReview } from './workflow-review.js';
+import { registerStatus } from './workflow-status.js';
 import {
   type ClusterOptions,
   clusterOptions,
@@ -67,6 +69,7 @@ export function registerWorkflow(program: Command): void {
   ).action(async (id: string, options: Common & Limits & { file?: string }) => {
     const place = storePlace(options, true);
     await withStore(place, async (store) => {
+      refuseDrivenElsewhere(await getRun(store, id)); // before anything is planned or printed
       const module = await moduleOf(store, id, options.file);
       await planThenDrive(store, place, module, { run: id }, options, (needs) =>
         resumeRun(module.workflow, id, { store, providers: module.providers, ...needs, ...progress(options) }),
@@ -111,18 +114,7 @@ export function registerWorkflow(program: Command): void {
       },
     );
 
-  storeOptions(workflow.command('status <run>').description('a run: its state, why it stopped, and its items per step'))
-    .option('--json', 'print the run and its items as JSON')
-    .action(async (id: string, options: Common) => {
-      await withStore(storePlace(options), async (store) => {
-        const run = await getRun(store, id);
-        if (options.json) {
-          process.stdout.write(`${JSON.stringify({ run, items: await store.listRunItems(id) }, null, 2)}\n`);
-        } else {
-          process.stdout.write(`${await formatStatus(run, store)}\n`);
-        }
-      });
-    });
+  registerStatus(workflow);
 
   storeOptions(
     workflow

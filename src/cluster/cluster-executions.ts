@@ -22,8 +22,14 @@ import { ConflictError, describeError, NotFoundError, ServiceUnavailableError, T
 import { FINAL_STATES } from '../core/outcome.js';
 import { type GitIdentity, type HarnessSpec, linkLabel, type Task, withGitIdentity } from '../core/task.js';
 import type { SwitchRequest } from '../execution/control.js';
-import type { ExecutionService, SentMessage } from '../service/execution-service.js';
-import type { ExecutionRecord, Store } from '../store/store.js';
+import {
+  type ExecutionService,
+  type IdempotentRequest,
+  type SentMessage,
+  submittedBefore,
+  type WriteOptions,
+} from '../service/execution-service.js';
+import { type ExecutionRecord, type Store, SubmitKeyTakenError } from '../store/store.js';
 import { createClusterExecution } from './create-records.js';
 import { type DispatchQueue, dispatchExecution } from './dispatch.js';
 import type { ExecutionInbox } from './inbox.js';
@@ -33,7 +39,7 @@ export interface ClusterExecutionsOptions {
   /** The shared PostgreSQL store. */
   readonly store: Store;
   /** Where turns and commands go. */
-  readonly inbox: Pick<ExecutionInbox, 'enqueueTurn' | 'requestCommand'>;
+  readonly inbox: Pick<ExecutionInbox, 'enqueueTurn' | 'enqueueFirstTurn' | 'answered' | 'requestCommand'>;
   /** The dispatch queue the workers take executions from. */
   readonly queue: DispatchQueue;
   /**
@@ -62,13 +68,22 @@ export class ClusterExecutions implements ExecutionService {
    * still `queued`), so that the user sees it ended rather than queued with nothing to run, and
    * ServiceUnavailableError (503) names it: submit again. Once the turn is enqueued the execution is
    * accepted: a failed dispatch is reported to `onDispatchError`, and the sweep dispatches it.
+   *
+   * With `options.idempotency`, the key is recorded with the rows (one transaction; of submits
+   * racing with one key, the first to commit makes the execution and the others take it). A key
+   * recorded before makes nothing: the submit goes on from where that one got to, so a retry of one
+   * cut off between the rows and `t1` finishes it, and answers the execution as it was created —
+   * or, when that one's first turn failed and it is `failed`, the same 503.
    */
-  async submit(submitted: Task): Promise<ExecutionRecord> {
+  async submit(submitted: Task, options: WriteOptions = {}): Promise<ExecutionRecord> {
     const { store, inbox } = this.#options;
+    const { idempotency } = options;
     const task = clusterGitIdentity(submitted);
-    const created = await createClusterExecution(task, store);
+    const first = idempotency && (await submittedBefore(store, idempotency));
+    const created = first || (await this.#create(task, idempotency));
+    let queued: Awaited<ReturnType<typeof inbox.enqueueFirstTurn>>;
     try {
-      await inbox.enqueueTurn(created.id, task.prompt);
+      queued = await inbox.enqueueFirstTurn(created.id, task.prompt);
     } catch (error) {
       const reason = `it could not be queued: ${describeError(error)}`;
       const record = await store.getExecution(created.id).catch(() => undefined);
@@ -77,9 +92,11 @@ export class ClusterExecutions implements ExecutionService {
           .updateExecution(created.id, { state: 'failed', endedAt: new Date().toISOString(), message: reason })
           .catch(() => {});
       }
-      throw new ServiceUnavailableError(`execution ${created.id} failed: ${reason}; submit the task again`, {
-        cause: error,
-      });
+      throw notQueued(created.id, reason, error);
+    }
+    if (queued === 'refused') {
+      const record = await store.getExecution(created.id);
+      throw notQueued(created.id, record?.message ?? `it is ${record?.state ?? 'gone'}`);
     }
     await this.#dispatch(created.id, 'the submit');
     return created;
@@ -89,16 +106,35 @@ export class ClusterExecutions implements ExecutionService {
    * Enqueues `text` as the next turn of `id` and dispatches it. A succeeded execution takes it while
    * its queue is open (its worker reopens it); once the worker closed the queue, and for an execution
    * that ended any other way, ConflictError (409). The turn is durable before the dispatch, and a
-   * failed dispatch only goes to `onDispatchError`: the sweep dispatches it.
+   * failed dispatch only goes to `onDispatchError`: the sweep dispatches it. With
+   * `options.idempotency`, a key the inbox recorded for `id` before answers that turn as it was
+   * then, whatever the execution did since, and adds nothing (the dispatch is done again).
    */
-  async send(id: string, text: string): Promise<SentMessage> {
+  async send(id: string, text: string, options: WriteOptions = {}): Promise<SentMessage> {
+    const { inbox } = this.#options;
+    const { idempotency } = options;
     const record = await this.#get(id);
-    if (FINAL_STATES.has(record.state) && record.state !== 'succeeded') {
+    const first = idempotency && (await inbox.answered(id, idempotency));
+    if (!first && FINAL_STATES.has(record.state) && record.state !== 'succeeded') {
       throw new ConflictError(`execution ${id} has ended (${record.state})`);
     }
-    const sent = await this.#options.inbox.enqueueTurn(id, text);
+    const sent = first || (await inbox.enqueueTurn(id, text, idempotency));
     await this.#dispatch(id, `message ${sent.turn}`);
     return sent;
+  }
+
+  /**
+   * Creates the execution's rows with `key`; of submits racing with the key, the one whose rows
+   * were committed first is returned to the others (checked against their request).
+   */
+  async #create(task: Task, key: IdempotentRequest | undefined): Promise<ExecutionRecord> {
+    try {
+      return await createClusterExecution(task, this.#options.store, key);
+    } catch (error) {
+      const winner = error instanceof SubmitKeyTakenError && key && (await submittedBefore(this.#options.store, key));
+      if (winner) return winner;
+      throw error;
+    }
   }
 
   /** Requests a cancel of `id` and dispatches it; ConflictError once it has ended. Returns its record as it was. */
@@ -206,6 +242,11 @@ export function clusterGitIdentity(task: Task): Task {
     committerEmail: primary.env.GIT_COMMITTER_EMAIL ?? '',
   };
   return withGitIdentity({ ...task, chain }, identity);
+}
+
+/** The 503 of a submit whose first turn was not enqueued: the execution failed, submit again. */
+function notQueued(execution: string, reason: string, cause?: unknown): ServiceUnavailableError {
+  return new ServiceUnavailableError(`execution ${execution} failed: ${reason}; submit the task again`, { cause });
 }
 
 function authorOf(link: HarnessSpec): { authorName: string; authorEmail: string } {

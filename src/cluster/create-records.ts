@@ -13,7 +13,7 @@ import { newExecutionId } from '../core/ids.js';
 import { isRepositoryUrl } from '../core/repository-url.js';
 import type { Task } from '../core/task.js';
 import { executionRecordOf } from '../execution/create.js';
-import type { ExecutionRecord, Store } from '../store/store.js';
+import type { ExecutionRecord, Store, SubmitKey } from '../store/store.js';
 import { failureLine, GitSha } from '../workspace/git.js';
 import { remoteGit } from '../workspace/remote-git.js';
 
@@ -50,9 +50,11 @@ export function isMaterialized(record: Pick<ExecutionRecord, 'worktree'>): boole
  * An abbreviated id is not resolved. Throws RepositoryError of one line — `not a repository URL or
  * absolute path: <repo>`, `cannot read the refs of <url>: <git's line>` (unreachable remote, a
  * timeout) or `base ref "<ref>" not found in <url>`, the URL without credentials — and then nothing
- * is inserted. A store failure rejects as the store rejects; the task row may then be left alone.
+ * is inserted. The task and execution rows go in one transaction, with `key` when given
+ * (Store.insertSubmission): SubmitKeyTakenError, inserting nothing, when another execution has the
+ * key; a store failure rejects as the store rejects, inserting nothing.
  */
-export async function createClusterExecution(task: Task, store: Store): Promise<ExecutionRecord> {
+export async function createClusterExecution(task: Task, store: Store, key?: SubmitKey): Promise<ExecutionRecord> {
   if (!isRepositoryUrl(task.repo) && !isAbsolute(task.repo))
     throw new RepositoryError(`not a repository URL or absolute path: ${task.repo}`);
   const baseSha = await resolveRemoteRef(task.repo, task.baseRef);
@@ -65,8 +67,7 @@ export async function createClusterExecution(task: Task, store: Store): Promise<
     state: 'queued',
     started: Date.now(),
   });
-  await store.insertTask(records.task);
-  await store.insertExecution(records.execution);
+  await store.insertSubmission(records, key);
   return records.execution;
 }
 

@@ -272,6 +272,8 @@ function suspendOnRefusal(store: Store, fencedOut: AbortController): Store {
     insertTask: (task) => store.insertTask(task),
     getTask: (id) => store.getTask(id),
     insertExecution: (created) => store.insertExecution(created),
+    insertSubmission: (records, key) => store.insertSubmission(records, key),
+    getSubmitKey: (key) => store.getSubmitKey(key),
     updateExecution: (id, patch) => refusable(store.updateExecution(id, patch)),
     getExecution: (id) => store.getExecution(id),
     findExecutions: (query) => store.findExecutions(query),

@@ -22,12 +22,19 @@
  * Commands are handed out once: `takeCommands` marks them taken under the caller's token, and of
  * callers taking at once each command goes to one. A holder that dies after taking one and before
  * acting on it loses it.
+ *
+ * Idempotency keys (docs/api.md, "Idempotency"): a turn enqueued with a key records it (per
+ * execution, with its request's hash and its answer) in the transaction that adds the turn, so the
+ * turn is acknowledged if and only if its key is recorded. The same key again adds nothing and
+ * answers the first answer, whatever happened since; of enqueues racing with one key, the first to
+ * commit adds the turn, and the others answer it.
  */
 import type pg from 'pg';
 import { z } from 'zod';
 import { ConflictError, EXIT, HarmflowError } from '../core/errors.js';
 import { MirrorListener } from '../events/mirror/listener.js';
 import type { Wakeup } from '../events/wakeup.js';
+import { checkSameRequest, type IdempotentRequest } from '../service/execution-service.js';
 import { inTransaction } from '../store/postgres/pool.js';
 import { openDurableSchemaPool, type PostgresStoreOptions } from '../store/postgres/schema-pool.js';
 import { InboxCommand, TakenCommand } from './inbox-commands.js';
@@ -55,10 +62,22 @@ export interface EnqueuedTurn {
 export interface ExecutionInbox {
   /**
    * Queues `text` as the next turn of `execution` (the first makes its inbox: `t1` is the task's
-   * prompt) and notifies its holder. Durable on return. Rejects with ConflictError once the
-   * execution's queue has closed.
+   * prompt) and notifies its holder. Durable on return, with `request`'s key when given. Rejects
+   * with ConflictError once the execution's queue has closed. A key recorded before for `execution`
+   * queues nothing: the first answer comes back (even once the queue closed), or
+   * IdempotencyKeyReusedError when the key came with another request.
    */
-  enqueueTurn(execution: string, text: string): Promise<EnqueuedTurn>;
+  enqueueTurn(execution: string, text: string, request?: IdempotentRequest): Promise<EnqueuedTurn>;
+  /** The first answer to the turn enqueued with `request.key` for `execution`, or undefined; as `enqueueTurn`. */
+  answered(execution: string, request: IdempotentRequest): Promise<EnqueuedTurn | undefined>;
+  /**
+   * Makes the inbox of a new execution with `text` as `t1`, and notifies, unless the execution has
+   * an inbox already (a submit sent again made it): `made`, `existed`; or `refused`, changing
+   * nothing, when it has none and its record in the store is no longer `queued` (the submit that
+   * made it failed it: ClusterExecutions.submit). A message that came before the first turn would
+   * have made the inbox; none can, as no client knows the execution's id before its submit answers.
+   */
+  enqueueFirstTurn(execution: string, text: string): Promise<'made' | 'existed' | 'refused'>;
   /**
    * Records `command` for the holder of `execution` and notifies it; resolves to the command's id.
    * Rejects with ConflictError once the execution's queue has closed.
@@ -102,7 +121,15 @@ const Loaded = z.object({
   turns: z.array(StoredTurnRow),
 });
 const Fenced = z.object({ held: z.boolean(), changed: z.boolean() });
+const KeptKey = z.object({
+  number: z.number().int().positive(),
+  queued: z.number().int().positive(),
+  requestHash: z.string(),
+});
 const Taken = z.object({ held: z.boolean(), commands: z.array(z.unknown()) });
+
+/** Thrown inside `enqueueTurn`'s transaction to roll it back: another enqueue recorded the key. */
+class KeyTakenMeanwhile extends Error {}
 
 /**
  * openExecutionInbox connects to the PostgreSQL database at `url` and applies the missing migrations
@@ -142,14 +169,56 @@ class PostgresExecutionInbox implements ExecutionInbox, InboxRows {
     this.#sql = statements(schema);
   }
 
-  async enqueueTurn(execution: string, text: string): Promise<EnqueuedTurn> {
+  async enqueueTurn(execution: string, text: string, request?: IdempotentRequest): Promise<EnqueuedTurn> {
+    try {
+      return await inTransaction(this.#pool, async (client) => {
+        const first = request === undefined ? undefined : await this.#answered(client, execution, request);
+        if (first !== undefined) return first;
+        const taken = await client.query(this.#sql.takeNumber, [execution]);
+        if (taken.rows[0] === undefined) throw closedError(execution);
+        const { number } = Enqueued.parse(taken.rows[0]);
+        // A statement of its own, after the row lock: its snapshot sees every turn committed before.
+        const queued = await client.query(this.#sql.insertTurn, [execution, number, text, this.#channel]);
+        const answer = { turn: `t${number}`, queued: Queued.parse(queued.rows[0]).queued };
+        if (request === undefined) return answer;
+        const kept = await client.query(this.#sql.insertKey, [
+          execution,
+          request.key,
+          request.requestHash,
+          number,
+          answer.queued,
+        ]);
+        // Taken by an enqueue that committed after this one looked: roll this turn back, answer that one.
+        if (kept.rowCount === 0) throw new KeyTakenMeanwhile();
+        return answer;
+      });
+    } catch (error) {
+      if (!(error instanceof KeyTakenMeanwhile) || request === undefined) throw error;
+      const first = await this.answered(execution, request);
+      if (first === undefined) {
+        throw new HarmflowError(
+          `Idempotency-Key ${JSON.stringify(request.key)} of execution ${execution} was taken, then not found`,
+          EXIT.internal,
+        );
+      }
+      return first;
+    }
+  }
+
+  async answered(execution: string, request: IdempotentRequest): Promise<EnqueuedTurn | undefined> {
+    return this.#answered(this.#pool, execution, request);
+  }
+
+  async enqueueFirstTurn(execution: string, text: string): Promise<'made' | 'existed' | 'refused'> {
     return inTransaction(this.#pool, async (client) => {
-      const taken = await client.query(this.#sql.takeNumber, [execution]);
-      if (taken.rows[0] === undefined) throw closedError(execution);
-      const { number } = Enqueued.parse(taken.rows[0]);
-      // A statement of its own, after the row lock: its snapshot sees every turn committed before.
-      const queued = await client.query(this.#sql.insertTurn, [execution, number, text, this.#channel]);
-      return { turn: `t${number}`, queued: Queued.parse(queued.rows[0]).queued };
+      const made = await client.query(this.#sql.makeInbox, [execution]);
+      if (made.rowCount === 0) {
+        // A statement of its own: it sees an inbox whose insert this one waited for.
+        const found = await client.query(this.#sql.inboxExists, [execution]);
+        return found.rowCount === 0 ? 'refused' : 'existed';
+      }
+      await client.query(this.#sql.insertTurn, [execution, 1, text, this.#channel]);
+      return 'made';
     });
   }
 
@@ -228,6 +297,19 @@ class PostgresExecutionInbox implements ExecutionInbox, InboxRows {
     }
   }
 
+  /** The first answer to `request.key` for `execution`, read through `client`; as `answered`. */
+  async #answered(
+    client: pg.Pool | pg.PoolClient,
+    execution: string,
+    request: IdempotentRequest,
+  ): Promise<EnqueuedTurn | undefined> {
+    const { rows } = await client.query(this.#sql.findKey, [execution, request.key]);
+    if (rows[0] === undefined) return undefined;
+    const first = KeptKey.parse(rows[0]);
+    checkSameRequest(request, first);
+    return { turn: `t${first.number}`, queued: first.queued };
+  }
+
   /** Runs a fenced change of turn `number`, which must be in state `from`. */
   async #fencedChange(statement: string, execution: string, token: number, number: number, from: string) {
     const { rows } = await this.#pool.query(statement, [execution, token, number]);
@@ -265,6 +347,7 @@ function statements(schema: string) {
   const turns = `${schema}.execution_turns`;
   const commands = `${schema}.execution_commands`;
   const leases = `${schema}.execution_leases`;
+  const keys = `${schema}.execution_turn_keys`;
   /** $1 execution, $2 token: one row, locked FOR SHARE, while that token is the execution's current one. */
   const lease = `lease AS (SELECT 1 FROM ${leases} WHERE execution = $1 AND token = $2 FOR SHARE)`;
   const held = 'EXISTS (SELECT 1 FROM lease)';
@@ -285,6 +368,16 @@ function statements(schema: string) {
       )
       SELECT (SELECT count(*)::int FROM ${turns} WHERE execution = $1 AND state = 'queued') + 1 AS "queued",
         pg_notify($4, $1)`,
+    findKey: `SELECT number AS "number", queued AS "queued", request_hash AS "requestHash" FROM ${keys}
+      WHERE execution = $1 AND key = $2`,
+    // DO NOTHING: a key an enqueue racing with this one recorded (it waits for that one's commit).
+    insertKey: `INSERT INTO ${keys} (execution, key, request_hash, number, queued, created_at)
+      VALUES ($1, $2, $3, $4, $5, now()) ON CONFLICT (execution, key) DO NOTHING RETURNING 1`,
+    // The inbox of a new execution, while its record is still `queued` (the store's table, same schema).
+    makeInbox: `INSERT INTO ${inboxes} (execution, next_number, closed)
+      SELECT $1, 2, false WHERE EXISTS (SELECT 1 FROM ${schema}.executions WHERE id = $1 AND state = 'queued')
+      ON CONFLICT (execution) DO NOTHING RETURNING 1`,
+    inboxExists: `SELECT 1 FROM ${inboxes} WHERE execution = $1`,
     insertCommand: `WITH inserted AS (
         INSERT INTO ${commands} (execution, command, requested_at)
         SELECT $1, $2::jsonb, now()

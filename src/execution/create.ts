@@ -4,15 +4,22 @@
  * starts now) or `queued` (it waits for admission; its deadline is set again when it starts).
  * Called only after the task's preflight passed, so bad input creates nothing. The calling process
  * becomes the execution's owner (owner-file.ts) and releases it when it stops driving it.
+ *
+ * The rows (task, execution and the submit's idempotency key, if any) are inserted in one
+ * transaction, last: when that fails — the key was taken by a submit racing with this one
+ * (SubmitKeyTakenError), or the store refused — the worktree, its branch and the run directory are
+ * removed again, so that nothing is left of an execution the store does not have.
  */
-import { mkdirSync } from 'node:fs';
+import { mkdirSync, rmdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import type { HomePaths } from '../core/home.js';
 import { newExecutionId } from '../core/ids.js';
 import { storedTask, type Task, withGitIdentity } from '../core/task.js';
-import type { ExecutionRecord, Store, TaskRecord } from '../store/store.js';
+import type { ExecutionRecord, Store, SubmitKey, TaskRecord } from '../store/store.js';
+import { git } from '../workspace/git.js';
+import { removeWorktree } from '../workspace/remove-worktree.js';
 import { createWorktree } from '../workspace/worktree.js';
-import { claimOwnership } from './owner-file.js';
+import { claimOwnership, releaseOwnership } from './owner-file.js';
 import type { Preflight } from './preflight.js';
 
 export interface NewExecution {
@@ -24,14 +31,18 @@ export interface NewExecution {
   /** Epoch ms when it started, and of its one deadline. */
   readonly started: number;
   readonly deadline: number;
+  /** Its execution record as inserted. */
+  readonly record: ExecutionRecord;
 }
 
+/** Creates the execution (see the module comment); `key` is recorded with it when given. */
 export async function createExecution(
   task: Task,
   checked: Preflight,
   home: HomePaths,
   store: Store,
   state: 'queued' | 'running',
+  key?: SubmitKey,
 ): Promise<NewExecution> {
   const id = newExecutionId();
   const branch = executionBranch(task, id);
@@ -52,9 +63,42 @@ export async function createExecution(
     state,
     started,
   });
-  await store.insertTask(records.task);
-  await store.insertExecution(records.execution);
-  return { id, task: identified, branch, worktree, started, deadline: started + task.timeoutMs };
+  try {
+    await store.insertSubmission(records, key);
+  } catch (error) {
+    await discardWorkspace(checked, branch, worktree);
+    releaseOwnership(home.ownerFile(id));
+    removeEmptyDir(home.runDir(id));
+    throw error;
+  }
+  return {
+    id,
+    task: identified,
+    branch,
+    worktree,
+    started,
+    deadline: started + task.timeoutMs,
+    record: records.execution,
+  };
+}
+
+/**
+ * Removes a worktree just made, and its branch, which hold no work yet: `git worktree remove`
+ * (never forced: git refuses a worktree with changes), then the branch only while it points at the
+ * base, as createWorktree removes one left behind.
+ */
+async function discardWorkspace(checked: Preflight, branch: string, worktree: string): Promise<void> {
+  const removal = await removeWorktree(checked.repoRoot, worktree);
+  if (removal.removed) await git(checked.repoRoot, ['update-ref', '-d', `refs/heads/${branch}`, checked.baseSha]);
+}
+
+/** Removes `dir` if it is empty (a run directory nothing was written to); keeps it otherwise. */
+function removeEmptyDir(dir: string): void {
+  try {
+    rmdirSync(dir);
+  } catch {
+    // Not empty, or already gone: nothing to remove on doubt.
+  }
 }
 
 /** The branch an execution works on: `harmflow/<task>-<id>`. */

@@ -17,6 +17,7 @@ import {
   TaskFileError,
   UsageError,
 } from '../core/errors.js';
+import { IdempotencyKeyReusedError } from '../service/execution-service.js';
 
 /** A refusal at the HTTP level: `name` is what the client sees (e.g. `Unauthorized`). */
 export class HttpError extends Error {
@@ -50,6 +51,8 @@ const HARMFLOW_STATUSES: ReadonlyArray<readonly [new (...args: never[]) => Harmf
   [HarnessNotInstalledError, 409],
   [ConflictError, 409],
   [ServiceUnavailableError, 503],
+  // The IETF draft's status for a key reused with another request (draft-ietf-httpapi-idempotency-key-header).
+  [IdempotencyKeyReusedError, 422],
 ];
 
 /** Returns the status a HarmflowError maps to. */

@@ -15,10 +15,10 @@ import { releaseOwnership } from '../execution/owner-file.js';
 import { Recorder } from '../execution/recorder.js';
 import { parkForAdmission } from '../execution/recover.js';
 import type { RunSlot } from '../execution/run-slot.js';
-import type { Turn } from '../execution/turns.js';
 import type { Store } from '../store/store.js';
 import type { Admission, Slot } from './admission.js';
-import type { DurableQueue } from './queue.js';
+import type { IdempotentRequest } from './execution-service.js';
+import type { DurableQueue, Enqueued } from './queue.js';
 
 export interface OwnerDeps {
   readonly home: HomePaths;
@@ -61,9 +61,13 @@ export class ExecutionOwner {
     return this.#phase !== 'done' && !this.#queue.closed;
   }
 
-  /** Queues a follow-up message durably; returns its turn and how many wait (it included). */
-  send(text: string): { readonly turn: Turn; readonly queued: number } {
-    const queued = this.#queue.enqueue(text);
+  /**
+   * Queues a follow-up message durably; returns its turn and how many wait (it included). A key
+   * the queue recorded before queues and records nothing: the first answer (DurableQueue.enqueue).
+   */
+  send(text: string, request?: IdempotentRequest): Enqueued {
+    const queued = this.#queue.enqueue(text, request);
+    if (queued.repeated) return queued;
     this.#record((recorder) =>
       recorder.executor('message.queued', { turn: queued.turn.id, text, queued: queued.queued }),
     );

@@ -9,24 +9,61 @@
  * Once `next()` finds nothing queued, the execution ends: the queue closes, and a later `enqueue`
  * is refused (ConflictError) rather than acknowledged and never run. The owner also closes it when
  * the execution ends any other way.
+ *
+ * Idempotency keys (docs/api.md, "Idempotency"): a message sent with a key records the key, its
+ * request's hash and its answer in the same write that queues it, so a message is acknowledged if
+ * and only if its key is recorded. The same key again answers the first answer without queuing,
+ * for as long as the file keeps it: the last KEPT_KEYS keys, whether their turns ran or not.
  */
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { z } from 'zod';
 import { ConflictError } from '../core/errors.js';
 import { writeJsonAtomic } from '../core/json-file.js';
 import type { Turn, TurnSource } from '../execution/turns.js';
+import { checkSameRequest, type IdempotentRequest } from './execution-service.js';
+
+/**
+ * 1000: how many idempotency keys a queue keeps, the latest. A key only has to outlive its
+ * client's retries (the CLI's last about 10 s; docs/cli.md), during which one execution takes a
+ * handful of messages, not a thousand; and the whole file is rewritten and fsynced at each turn's
+ * start and end, so the keys bound its size: 1000 keys of 36 characters (a UUID) take 195 KB of
+ * it, of 255 characters 414 KB (measured). An older key is forgotten: the same key again queues its
+ * message again.
+ */
+export const KEPT_KEYS = 1000;
 
 const QueuedTurn = z.object({ id: z.string().regex(/^t\d+$/), text: z.string(), queuedAt: z.string() });
 type QueuedTurn = z.infer<typeof QueuedTurn>;
 
-/** The file's shape: `running` is the turn in flight (null between turns), `pending` the rest in order. */
+/** A message's idempotency key, its request's hash, and the answer it had: its turn and how many waited. */
+const KeptKey = z.object({
+  key: z.string(),
+  requestHash: z.string(),
+  turn: z.string().regex(/^t\d+$/),
+  queued: z.int().min(1),
+});
+
+/**
+ * The file's shape: `running` is the turn in flight (null between turns), `pending` the rest in
+ * order, `keys` the idempotency keys of the latest messages, oldest first (absent until a message
+ * comes with one: files of earlier versions have none).
+ */
 export const QueueFile = z.object({
   version: z.literal(1),
   nextNumber: z.int().min(1),
   running: QueuedTurn.nullable(),
   pending: z.array(QueuedTurn),
+  keys: z.array(KeptKey).optional(),
 });
 export type QueueFile = z.infer<typeof QueueFile>;
+
+/** A message queued: its turn, how many turns wait to run (itself included), and whether it was queued before. */
+export interface Enqueued {
+  readonly turn: Turn;
+  readonly queued: number;
+  /** True when its key was recorded before: nothing was queued now, and this is the first answer. */
+  readonly repeated: boolean;
+}
 
 /** A queue.json that cannot be read or does not match its schema. */
 export class QueueFileError extends Error {
@@ -86,12 +123,33 @@ export class DurableQueue implements TurnSource {
     return new DurableQueue(file, state.data, state.data.running?.id);
   }
 
-  /** Appends a message; returns its turn and how many turns wait to run (itself included). Durable on return. */
-  enqueue(text: string): { readonly turn: Turn; readonly queued: number } {
+  /**
+   * The first answer to the message sent with `request.key`, or undefined when the file at `file`
+   * keeps no such key (or there is no file). Throws IdempotencyKeyReusedError when the key came with
+   * another request, QueueFileError when the file cannot be read.
+   */
+  static answered(file: string, request: IdempotentRequest, text: string): Enqueued | undefined {
+    if (!existsSync(file)) return undefined;
+    return DurableQueue.load(file).#answered(request, text);
+  }
+
+  /**
+   * Appends a message; returns its turn and how many turns wait to run (itself included). Durable on
+   * return, with `request`'s key when given. A key recorded before queues nothing: the first answer
+   * comes back (`repeated`), even once the queue has closed; IdempotencyKeyReusedError when it came
+   * with another request.
+   */
+  enqueue(text: string, request?: IdempotentRequest): Enqueued {
+    const first = request === undefined ? undefined : this.#answered(request, text);
+    if (first !== undefined) return first;
     if (this.#closed) throw new ConflictError('the execution has ended: it takes no more messages');
     const queued: QueuedTurn = { id: `t${this.#state.nextNumber}`, text, queuedAt: new Date().toISOString() };
-    this.#write({ ...this.#state, nextNumber: this.#state.nextNumber + 1, pending: [...this.#state.pending, queued] });
-    return { turn: { id: queued.id, text, redelivered: false }, queued: this.#state.pending.length };
+    const pending = [...this.#state.pending, queued];
+    const answer = { turn: queued.id, queued: pending.length };
+    const kept = request === undefined ? [] : [{ key: request.key, requestHash: request.requestHash, ...answer }];
+    const keys = [...(this.#state.keys ?? []), ...kept].slice(-KEPT_KEYS);
+    this.#write({ ...this.#state, nextNumber: this.#state.nextNumber + 1, pending, ...(keys.length > 0 && { keys }) });
+    return { turn: { id: queued.id, text, redelivered: false }, queued: answer.queued, repeated: false };
   }
 
   next(): Turn | undefined {
@@ -128,6 +186,14 @@ export class DurableQueue implements TurnSource {
   /** Turns not yet done: the one running (if any) and those waiting. */
   get size(): number {
     return this.#state.pending.length + (this.#state.running === null ? 0 : 1);
+  }
+
+  /** The first answer to `request.key`, if the queue keeps it (see `answered`). */
+  #answered(request: IdempotentRequest, text: string): Enqueued | undefined {
+    const first = this.#state.keys?.find((kept) => kept.key === request.key);
+    if (first === undefined) return undefined;
+    checkSameRequest(request, first);
+    return { turn: { id: first.turn, text, redelivered: false }, queued: first.queued, repeated: true };
   }
 
   #write(state: QueueFile): void {

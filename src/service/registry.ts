@@ -13,14 +13,14 @@ import { FINAL_STATES, LIVE_STATES } from '../core/outcome.js';
 import { type Task, taskFromStore } from '../core/task.js';
 import { readEvents } from '../events/log.js';
 import type { SwitchRequest } from '../execution/control.js';
-import { createExecution } from '../execution/create.js';
+import { createExecution, type NewExecution } from '../execution/create.js';
 import { DEFAULT_INTERRUPT_BUDGET_MS, harnessPath } from '../execution/engine.js';
 import { handLinkOf, specOf } from '../execution/hand-switch.js';
 import { claimOwnership, ownedElsewhere } from '../execution/owner-file.js';
 import { checkLink, preflight } from '../execution/preflight.js';
-import type { ExecutionRecord, Store } from '../store/store.js';
+import { type ExecutionRecord, type Store, SubmitKeyTakenError } from '../store/store.js';
 import type { Admission } from './admission.js';
-import type { ExecutionService, SentMessage } from './execution-service.js';
+import { type ExecutionService, type SentMessage, submittedBefore, type WriteOptions } from './execution-service.js';
 import { ExecutionOwner, type OwnerDeps } from './owner.js';
 import { DurableQueue } from './queue.js';
 
@@ -66,29 +66,46 @@ export class Registry implements ExecutionService {
     this.#options = options;
   }
 
-  /** Checks admission and the task, creates the execution `queued` and hands it to a new owner. */
-  async submit(task: Task): Promise<ExecutionRecord> {
+  /**
+   * Checks admission and the task, creates the execution `queued` and hands it to a new owner;
+   * returns its record as created. With a key the store recorded before, returns that execution as
+   * it was created and does nothing else; of submits racing with one key, the store keeps the first
+   * to commit, the others remove what they made (execution/create.ts) and return it too.
+   */
+  async submit(task: Task, options: WriteOptions = {}): Promise<ExecutionRecord> {
+    const { idempotency } = options;
+    const { home, store } = this.#options;
+    const first = idempotency && (await submittedBefore(store, idempotency));
+    if (first !== undefined) return first;
     this.#refuseWhenStopping();
     const refusal = await this.#options.admission.refusal();
     if (refusal !== undefined) throw new ServiceUnavailableError(`admission is held: ${refusal}`);
-    const { home, store } = this.#options;
     const engine = this.#options.engine ?? {};
     const checked = await preflight(task, harnessPath(engine.extraPath, engine.hostEnv), engine.hostEnv);
     this.#refuseWhenStopping();
-    const created = await createExecution(task, checked, home, store, 'queued');
+    let created: NewExecution;
+    try {
+      created = await createExecution(task, checked, home, store, 'queued', idempotency);
+    } catch (error) {
+      const winner = error instanceof SubmitKeyTakenError && idempotency && (await submittedBefore(store, idempotency));
+      if (winner) return winner;
+      throw error;
+    }
     this.#adopt(created.id, DurableQueue.create(home.queueFile(created.id), task.prompt));
-    return this.#get(created.id);
+    return created.record;
   }
 
   /**
    * Queues a follow-up message for `id`. An execution that succeeded is reopened for it (see
    * execution/engine.ts); one that ended otherwise refuses it (ConflictError), as does one another
-   * process drives.
+   * process drives. With a key its queue recorded before (queue.ts keeps the latest KEPT_KEYS),
+   * returns that message's first answer and queues nothing, whatever the execution did since.
    */
-  async send(id: string, text: string): Promise<SentMessage> {
+  async send(id: string, text: string, options: WriteOptions = {}): Promise<SentMessage> {
+    const { idempotency } = options;
     let live = await this.#accepting(id);
     while (live !== undefined) {
-      if (live.accepting) return sent(live.send(text));
+      if (live.accepting) return sent(live.send(text, idempotency));
       live = await this.#accepting(id); // it stopped taking messages meanwhile: wait it out
     }
     const record = await this.#get(id);
@@ -96,9 +113,11 @@ export class Registry implements ExecutionService {
     // From here on no await: the check and the adoption happen in one turn of the event loop, so two
     // messages racing to reopen the same execution make one owner.
     const owner = this.#owners.get(id);
-    if (owner?.accepting) return sent(owner.send(text));
-    this.#refuseWhenStopping();
+    if (owner?.accepting) return sent(owner.send(text, idempotency));
     const { home } = this.#options;
+    const first = idempotency && DurableQueue.answered(home.queueFile(id), idempotency, text);
+    if (first) return sent(first);
+    this.#refuseWhenStopping();
     if (record.state !== 'succeeded' || stored === undefined || existsSync(home.endedMarker(id))) {
       throw new ConflictError(`execution ${id} has ended (${record.state})`);
     }
@@ -108,7 +127,7 @@ export class Registry implements ExecutionService {
       );
     }
     const queue = this.#queueOf(record, taskFromStore(stored.definition));
-    return sent(this.#adopt(id, queue).send(text));
+    return sent(this.#adopt(id, queue).send(text, idempotency));
   }
 
   /** Asks `id` to cancel (it ends `canceled` once its harness stopped); returns its record now. */

@@ -87,6 +87,10 @@ export const RUN_COLUMNS = {
   module: 'module',
   createdAt: 'created_at',
   updatedAt: 'updated_at',
+  ownerPid: 'owner_pid',
+  ownerHost: 'owner_host',
+  ownerStartTime: 'owner_start_time',
+  ownerSince: 'owner_since',
 } as const;
 
 /** The columns of `step_outputs`, in the order of outputParams. */
@@ -152,16 +156,26 @@ const RunRow = z.object({
   module: optionalText,
   createdAt: text,
   updatedAt: text,
+  ownerPid: z.int().nullable(),
+  ownerHost: optionalText,
+  ownerStartTime: optionalText,
+  ownerSince: optionalText,
 });
 const Params = z.record(z.string(), z.json());
 
 export function runFromRow(row: unknown): RunRecord {
-  const { params, message, module, ...rest } = RunRow.parse(row);
+  const { params, message, module, ownerPid, ownerHost, ownerStartTime, ownerSince, ...rest } = RunRow.parse(row);
+  // The tables keep the owner's four columns all set or all NULL (a CHECK).
+  const owner =
+    ownerPid === null || ownerHost === null || ownerStartTime === null || ownerSince === null
+      ? undefined
+      : { pid: ownerPid, host: ownerHost, startTime: ownerStartTime, since: ownerSince };
   return {
     ...rest,
     params: Params.parse(JSON.parse(params)),
     ...(message !== null && { message }),
     ...(module !== null && { module }),
+    ...(owner !== undefined && { owner }),
   };
 }
 
@@ -175,6 +189,10 @@ export function runToRow(run: RunRecord): Record<string, unknown> {
     module: run.module ?? null,
     createdAt: run.createdAt,
     updatedAt: run.updatedAt,
+    ownerPid: run.owner?.pid ?? null,
+    ownerHost: run.owner?.host ?? null,
+    ownerStartTime: run.owner?.startTime ?? null,
+    ownerSince: run.owner?.since ?? null,
   };
 }
 

@@ -18,6 +18,22 @@
 /** A JSON value: what step outputs, parameters and fingerprint components are made of. */
 export type Json = null | boolean | number | string | readonly Json[] | { readonly [key: string]: Json };
 
+/**
+ * The process that drives a run: it names itself when it takes the run (a new run, a resume) and is
+ * cleared when the run stops. Its pid and start time are those src/proc/process-identity.ts reads,
+ * so a reader on the same machine tells a live owner from a dead one or a recycled pid
+ * (src/workflows/run-owner.ts).
+ */
+export interface RunOwner {
+  readonly pid: number;
+  /** The machine it runs on (its host name): pids are checked only there. */
+  readonly host: string;
+  /** The process's start time in clock ticks since boot; `0` where the system does not tell it. */
+  readonly startTime: string;
+  /** When it took the run. */
+  readonly since: string;
+}
+
 /** One run of a workflow. */
 export interface RunRecord {
   readonly id: string;
@@ -25,22 +41,29 @@ export interface RunRecord {
   /** The run's parameters, as given when it was created. */
   readonly params: { readonly [key: string]: Json };
   /**
-   * `running` while a process drives it; `crashed` when it stopped on an error it may resume from;
-   * `waiting` when items wait for a person's review (resume after reviewing).
+   * `running` while a process drives it (its `owner`: a run whose owner died stays `running` here,
+   * and is shown `interrupted`, run-owner.ts); `crashed` when it stopped on an error it may resume
+   * from; `waiting` when items wait for a person's review (resume after reviewing).
    */
   readonly state: 'running' | 'crashed' | 'waiting' | 'succeeded' | 'failed';
   /** Why it stopped, e.g. `crashed at fact-check item c-1412: overloaded (retry budget spent)`. */
   readonly message?: string;
   /** The absolute path of the workflow file it was started from, so it can be resumed by its id alone. */
   readonly module?: string;
+  /** The process driving it while it is `running`; absent once it stopped, and on runs of older versions. */
+  readonly owner?: RunOwner;
   readonly createdAt: string;
   readonly updatedAt: string;
 }
 
-/** A change to a run, with JSON Merge Patch meaning (as ExecutionPatch): `null` removes `message`. */
+/**
+ * A change to a run, with JSON Merge Patch meaning (as ExecutionPatch): `null` removes `message` or
+ * `owner`.
+ */
 export interface RunPatch {
   readonly state?: RunRecord['state'];
   readonly message?: string | null;
+  readonly owner?: RunOwner | null;
   readonly updatedAt: string;
 }
 

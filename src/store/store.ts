@@ -8,6 +8,7 @@
  * `exitCode` and `signal`, whose `null` is a value (a process killed by a signal has no exit code).
  * Timestamps are ISO 8601 strings (`Date.prototype.toISOString`).
  */
+import { ConflictError } from '../core/errors.js';
 import type { ExecutionState, Outcome } from '../core/outcome.js';
 import type { QuotaState } from '../core/quota.js';
 
@@ -124,6 +125,30 @@ export interface QuotaRecord {
   readonly observedAt: string;
 }
 
+/** A submit's idempotency key (docs/api.md, "Idempotency"): the key and the hash of its request. */
+export interface SubmitKey {
+  /** The `Idempotency-Key` as the client sent it; unique in the store. */
+  readonly key: string;
+  /** SHA-256 of the request's body as canonical JSON, hex. */
+  readonly requestHash: string;
+}
+
+/** A submit's key as recorded with the execution it created. */
+export interface SubmitKeyRecord extends SubmitKey {
+  /** The execution as it was inserted: the submit's answer. */
+  readonly execution: ExecutionRecord;
+  readonly createdAt: string;
+}
+
+/** `insertSubmission` refused: another execution is recorded under the key. Nothing was inserted. */
+export class SubmitKeyTakenError extends ConflictError {
+  readonly key: string;
+  constructor(key: string) {
+    super(`another execution was submitted with Idempotency-Key ${JSON.stringify(key)}`);
+    this.key = key;
+  }
+}
+
 /** Which executions to list. */
 export interface ExecutionQuery {
   /** Only executions in one of these states; an empty list matches none. Default: every state. */
@@ -144,6 +169,19 @@ export interface Store {
   getTask(id: string): Promise<TaskRecord | undefined>;
   /** Adds an execution; rejects if its id exists or its task does not. */
   insertExecution(execution: ExecutionRecord): Promise<void>;
+  /**
+   * Adds a new execution and its task (`execution.taskId` is `task.id`) in one transaction, with
+   * `key` recorded for it when given: all of them or none. Rejects with SubmitKeyTakenError when
+   * an execution is recorded under `key.key` already (of submits racing with one key, the first to
+   * commit wins; the others wait for it, then are refused); rejects as `insertTask` and
+   * `insertExecution` do otherwise.
+   */
+  insertSubmission(
+    records: { readonly task: TaskRecord; readonly execution: ExecutionRecord },
+    key?: SubmitKey,
+  ): Promise<void>;
+  /** The submit recorded under `key`, or undefined. Kept as long as its execution. */
+  getSubmitKey(key: string): Promise<SubmitKeyRecord | undefined>;
   /** Applies a patch to an execution; rejects with NotFoundError if there is none with this id. */
   updateExecution(id: string, patch: ExecutionPatch): Promise<void>;
   /** Returns the execution, or undefined if there is none with this id. */

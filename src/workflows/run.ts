@@ -13,7 +13,9 @@
  * item <key>` — `resumeRun` carries it on from there. An item whose upstream failed is blocked; a
  * run with failed or blocked items ends `failed` (resume after a fix reruns just those).
  *
- * One process drives a run at a time; the caller owns the store.
+ * One process drives a run at a time: the one that takes it records itself as the run's owner
+ * (run-owner.ts), cleared when the run stops, and a resume refuses a run another live process of
+ * this machine drives. The caller owns the store.
  */
 import { setTimeout as delay } from 'node:timers/promises';
 import { describeError, NotFoundError, UsageError } from '../core/errors.js';
@@ -30,6 +32,7 @@ import { type Fingerprinted, fingerprintItem, inputOf, invalidationMarks, itemsO
 import { RetryBudget, type RetryConfig, resolveRetryPolicy } from './retry.js';
 import { approvalCommits, BY_RULE, sortOpenReviews } from './review.js';
 import { NOT_LOADED, RunOutputs } from './run-outputs.js';
+import { refuseDrivenElsewhere, thisOwner } from './run-owner.js';
 import { requireWhatStepsNeed, validateDefinition } from './validate.js';
 
 export interface WorkflowOptions {
@@ -107,6 +110,7 @@ export async function startRun(
     params,
     state: 'running',
     ...(options.module !== undefined && { module: options.module }),
+    owner: thisOwner(now),
     createdAt: now,
     updatedAt: now,
   };
@@ -114,7 +118,11 @@ export async function startRun(
   return drive(definition, run, options);
 }
 
-/** Carries on run `id` with `definition` (a fixed version of it, typically): reuses every stored output it can. */
+/**
+ * Carries on run `id` with `definition` (a fixed version of it, typically): reuses every stored output
+ * it can. Rejects with ConflictError, changing nothing, while another live process of this machine
+ * drives the run.
+ */
 export async function resumeRun(
   definition: WorkflowDefinition,
   id: string,
@@ -127,11 +135,13 @@ export async function resumeRun(
       `run ${id} is of workflow ${JSON.stringify(stored.workflow)}, not ${JSON.stringify(definition.name)}`,
     );
   }
+  refuseDrivenElsewhere(stored);
   validateDefinition(definition, stored.params, options.providers ?? {});
   requireWhatStepsNeed(definition, options);
   const updatedAt = new Date((options.now ?? Date.now)()).toISOString();
-  await options.store.updateRun(id, { state: 'running', message: null, updatedAt });
-  return drive(definition, { ...stored, state: 'running', updatedAt }, options);
+  const owner = thisOwner(updatedAt);
+  await options.store.updateRun(id, { state: 'running', message: null, owner, updatedAt });
+  return drive(definition, { ...stored, state: 'running', owner, updatedAt }, options);
 }
 
 /** A step's item and its fingerprint. */
@@ -210,7 +220,7 @@ async function drive(definition: WorkflowDefinition, run: RunRecord, options: Wo
     // and the run is left resumable.
     await commits.flush().catch(() => {});
     const message = `crashed: ${describeError(error)}`;
-    await store.updateRun(run.id, { state: 'crashed', message, updatedAt: stamp() }).catch(() => {});
+    await store.updateRun(run.id, { state: 'crashed', message, owner: null, updatedAt: stamp() }).catch(() => {});
     emit({ type: 'run.ended', state: 'crashed', message });
     throw error;
   }
@@ -416,12 +426,13 @@ async function drive(definition: WorkflowDefinition, run: RunRecord, options: Wo
   await store.updateRun(run.id, {
     state: end.state,
     message: end.message ?? null,
+    owner: null,
     updatedAt,
   });
   emit({ type: 'run.ended', state: end.state, ...(end.message !== undefined && { message: end.message }) });
   return {
     run: {
-      ...withoutMessage(run),
+      ...stopped(run),
       state: end.state,
       ...(end.message !== undefined && { message: end.message }),
       updatedAt,
@@ -430,8 +441,9 @@ async function drive(definition: WorkflowDefinition, run: RunRecord, options: Wo
   };
 }
 
-function withoutMessage(run: RunRecord): RunRecord {
-  const { message: _earlier, ...rest } = run;
+/** The run without what a run that stopped no longer has: the earlier message, the owner. */
+function stopped(run: RunRecord): RunRecord {
+  const { message: _earlier, owner: _driver, ...rest } = run;
   return rest;
 }
 

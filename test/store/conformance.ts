@@ -4,7 +4,14 @@
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { NotFoundError } from '../../src/core/errors.js';
-import type { AttemptRecord, ExecutionRecord, QuotaRecord, Store, TaskRecord } from '../../src/store/store.js';
+import {
+  type AttemptRecord,
+  type ExecutionRecord,
+  type QuotaRecord,
+  type Store,
+  SubmitKeyTakenError,
+  type TaskRecord,
+} from '../../src/store/store.js';
 
 const TASK: TaskRecord = {
   id: '01jf3k9x7q2m4n6p8r0s2t4v6w-task',
@@ -167,6 +174,61 @@ export function describeStoreConformance(name: string, open: () => Promise<Store
         await expect(store.insertExecution({ ...execution(ID_B), taskId: 'no-such-task' })).rejects.toThrow();
         expect((await store.getExecution(ID_A))?.state).toBe('queued');
         expect(await store.getExecution(ID_B)).toBeUndefined();
+      });
+    });
+
+    describe('submissions', () => {
+      const KEY = { key: 'submit-key-1', requestHash: 'b'.repeat(64) };
+      const taskOf = (id: string): TaskRecord => ({ ...TASK, id: `${id}-task` });
+      const submitted = (id: string): ExecutionRecord => ({ ...execution(id), taskId: `${id}-task` });
+
+      it('inserts the task and the execution, and records the key with the execution as inserted', async () => {
+        await store.insertSubmission({ task: taskOf(ID_A), execution: submitted(ID_A) }, KEY);
+        expect(await store.getTask(`${ID_A}-task`)).toStrictEqual(taskOf(ID_A));
+        expect(await store.getExecution(ID_A)).toStrictEqual(submitted(ID_A));
+        await store.updateExecution(ID_A, { state: 'running', startedAt: '2025-03-01T10:00:01.000Z' });
+        const recorded = await store.getSubmitKey(KEY.key);
+        expect(recorded).toStrictEqual({ ...KEY, execution: submitted(ID_A), createdAt: recorded?.createdAt });
+        expect(Object.keys(recorded?.execution ?? {})).toEqual(Object.keys(submitted(ID_A)));
+        expect(Number.isNaN(Date.parse(recorded?.createdAt ?? ''))).toBe(false);
+        expect(await store.getSubmitKey('no-such-key')).toBeUndefined();
+      });
+
+      it('inserts without a key, recording none', async () => {
+        await store.insertSubmission({ task: taskOf(ID_A), execution: submitted(ID_A) });
+        expect(await store.getExecution(ID_A)).toStrictEqual(submitted(ID_A));
+        expect(await store.getSubmitKey(KEY.key)).toBeUndefined();
+      });
+
+      it('refuses a key recorded already with SubmitKeyTakenError, and inserts nothing of it', async () => {
+        await store.insertSubmission({ task: taskOf(ID_A), execution: submitted(ID_A) }, KEY);
+        const again = store.insertSubmission({ task: taskOf(ID_B), execution: submitted(ID_B) }, KEY);
+        await expect(again).rejects.toBeInstanceOf(SubmitKeyTakenError);
+        expect(await store.getTask(`${ID_B}-task`)).toBeUndefined();
+        expect(await store.getExecution(ID_B)).toBeUndefined();
+        expect((await store.getSubmitKey(KEY.key))?.execution.id).toBe(ID_A);
+      });
+
+      it('inserts nothing when the execution cannot be inserted', async () => {
+        await seed(execution(ID_A));
+        const task = { ...TASK, id: 'another-task' };
+        const clash = store.insertSubmission({ task, execution: { ...execution(ID_A), taskId: task.id } }, KEY);
+        await expect(clash).rejects.toThrow();
+        expect(await store.getTask(task.id)).toBeUndefined();
+        expect(await store.getSubmitKey(KEY.key)).toBeUndefined();
+      });
+
+      it('keeps one of submissions racing with one key; the others are refused', async () => {
+        const ids = [ID_A, ID_B, ID_C];
+        const results = await Promise.allSettled(
+          ids.map((id) => store.insertSubmission({ task: taskOf(id), execution: submitted(id) }, KEY)),
+        );
+        expect(results.filter((result) => result.status === 'fulfilled')).toHaveLength(1);
+        for (const result of results) {
+          if (result.status === 'rejected') expect(result.reason).toBeInstanceOf(SubmitKeyTakenError);
+        }
+        const winner = (await store.getSubmitKey(KEY.key))?.execution.id;
+        expect((await store.listExecutions()).map((record) => record.id)).toEqual([winner]);
       });
     });
 

@@ -125,6 +125,12 @@ describe.runIf(POSTGRES_AVAILABLE)('PostgreSQL resume store', () => {
       await expect(admin.query(insertRun, ['r-3', '{"month":', 'running', at(0)])).rejects.toThrow(/json/);
       await expect(admin.query(insertRun, ['r-4', '{}', 'running', 'not a time'])).rejects.toThrow(/timestamp/);
       await admin.query(insertRun, ['r-5', '{}', 'running', at(0)]);
+      // A run's owner is whole or absent.
+      const setOwner = `UPDATE ${schema}.workflow_runs SET owner_pid = $1, owner_host = 'h', owner_start_time = '1',
+        owner_since = $2 WHERE id = 'r-5'`;
+      await expect(admin.query(setOwner, [4242, null])).rejects.toThrow(/check constraint/);
+      await expect(admin.query(setOwner, [0, at(0)])).rejects.toThrow(/check constraint/);
+      await admin.query(setOwner, [4242, at(0)]);
       // Hashes are their 32 bytes: bytes of another length are refused.
       const hash = Buffer.alloc(32, 0xab);
       const insertOutput = `INSERT INTO ${schema}.step_outputs VALUES ($1, 'wf', 's', 'i', $2, '{}', '{}', 1, NULL, NULL, $3)`;

@@ -5,7 +5,15 @@
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { NotFoundError } from '../../src/core/errors.js';
-import type { ItemCommit, Json, ResumeStore, RunItem, RunRecord, StoredOutput } from '../../src/store/resume-store.js';
+import type {
+  ItemCommit,
+  Json,
+  ResumeStore,
+  RunItem,
+  RunOwner,
+  RunRecord,
+  StoredOutput,
+} from '../../src/store/resume-store.js';
 
 /** An ISO timestamp `minute` minutes after 10:00 on 2025-03-01. */
 export function at(minute: number): string {
@@ -26,6 +34,9 @@ export function digestFor(fingerprint: string): string {
 export function run(id: string, workflow = 'invoices', createdAt = at(0)): RunRecord {
   return { id, workflow, params: { month: '2025-03' }, state: 'running', createdAt, updatedAt: createdAt };
 }
+
+/** The process that drives a run, every field set. */
+export const OWNER: RunOwner = { pid: 4242, host: 'build-1', startTime: '123456', since: at(0) };
 
 /** An output with every field set, `measured` included. */
 export function output(
@@ -126,6 +137,13 @@ export function describeResumeStoreConformance(name: string, open: () => Promise
         expect(await store.getRun('r-1')).toStrictEqual(full);
       });
 
+      it('returns a run with the owner that drives it as it was created', async () => {
+        const owned: RunRecord = { ...run('r-1'), owner: OWNER };
+        await store.createRun(owned);
+        expect(await store.getRun('r-1')).toStrictEqual(owned);
+        expect(await store.listRuns()).toStrictEqual([owned]);
+      });
+
       it('returns undefined for an unknown run', async () => {
         await store.createRun(run('r-1'));
         expect(await store.getRun('r-2')).toBeUndefined();
@@ -159,6 +177,19 @@ export function describeResumeStoreConformance(name: string, open: () => Promise
         const read = await store.getRun('r-1');
         expect(read).toStrictEqual({ ...run('r-1'), state: 'succeeded', updatedAt: at(9) });
         expect(read).not.toHaveProperty('message');
+      });
+
+      it('sets the owner patched with one, keeps it when absent, and removes it patched with null', async () => {
+        await store.createRun({ ...run('r-1'), state: 'crashed', message: 'overloaded' });
+        const taken = { ...OWNER, pid: 4243, since: at(7) };
+        await store.updateRun('r-1', { state: 'running', message: null, owner: taken, updatedAt: at(7) });
+        expect(await store.getRun('r-1')).toStrictEqual({ ...run('r-1'), owner: taken, updatedAt: at(7) });
+        await store.updateRun('r-1', { updatedAt: at(8) });
+        expect((await store.getRun('r-1'))?.owner).toStrictEqual(taken);
+        await store.updateRun('r-1', { state: 'succeeded', owner: null, updatedAt: at(9) });
+        const read = await store.getRun('r-1');
+        expect(read).toStrictEqual({ ...run('r-1'), state: 'succeeded', updatedAt: at(9) });
+        expect(read).not.toHaveProperty('owner');
       });
 
       it('rejects with NotFoundError for an unknown run, and creates none', async () => {

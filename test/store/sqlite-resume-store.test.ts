@@ -15,6 +15,7 @@ import {
   done,
   failed,
   fp,
+  OWNER,
   output,
   run,
 } from './resume-conformance.js';
@@ -156,6 +157,30 @@ describe('openSqliteResumeStore', () => {
     }
   });
 
+  it('upgrades a database from before run owners: its runs read back as they were, with no owner', async () => {
+    const file = newFile();
+    mkdirSync(dirname(file), { recursive: true });
+    const owners = MIGRATIONS.findIndex((migration) => migration.includes('owner_pid'));
+    const before = new Database(file);
+    for (const migration of MIGRATIONS.slice(0, owners)) before.exec(migration);
+    before.pragma(`user_version = ${owners}`);
+    before
+      .prepare(
+        "INSERT INTO workflow_runs (id, workflow, params, state, created_at, updated_at) VALUES ('r-1', 'invoices', ?, 'running', ?, ?)",
+      )
+      .run(JSON.stringify(run('r-1').params), at(0), at(0));
+    before.close();
+
+    const store = openSqliteResumeStore(file);
+    try {
+      expect(await store.getRun('r-1')).toStrictEqual(run('r-1'));
+      await store.updateRun('r-1', { owner: OWNER, updatedAt: at(1) });
+      expect(await store.getRun('r-1')).toStrictEqual({ ...run('r-1'), owner: OWNER, updatedAt: at(1) });
+    } finally {
+      await store.close();
+    }
+  });
+
   it('refuses rows that break the record rules, whoever writes them', async () => {
     const file = newFile();
     await openSqliteResumeStore(file).close();
@@ -168,6 +193,13 @@ describe('openSqliteResumeStore', () => {
       expect(() => insertRun.run('r-2', '[1]', 'running')).toThrow(/CHECK/);
       expect(() => insertRun.run('r-3', '{"month":', 'running')).toThrow(/CHECK/);
       insertRun.run('r-4', '{}', 'running');
+      // A run's owner is whole or absent.
+      const setOwner = raw.prepare(
+        "UPDATE workflow_runs SET owner_pid = ?, owner_host = 'h', owner_start_time = '1', owner_since = ? WHERE id = 'r-4'",
+      );
+      expect(() => setOwner.run(4242, null)).toThrow(/CHECK/);
+      expect(() => setOwner.run(0, 't')).toThrow(/CHECK/);
+      setOwner.run(4242, 't');
       // Hashes are their 32 bytes: hex text, or bytes of another length, are refused.
       const hash = Buffer.alloc(32, 0xab);
       const insertOutput = raw.prepare(

@@ -3,7 +3,8 @@
  * attempts, what each waiting one waits for, and what each takes on disk, on request), one
  * execution with its attempts, its context.json, the files it changed, follow-up messages, cancel,
  * resume and switch. Ids reach these handlers already checked by `requireExecutionId`;
- * bodies and queries are parsed with zod here. Writes go through the ExecutionService (the Registry,
+ * bodies and queries are parsed with zod here, and the submit's and the messages' `Idempotency-Key`
+ * by ../idempotency.ts. Writes go through the ExecutionService (the Registry,
  * or ClusterExecutions in cluster mode), reads straight to the store (and, for the changes, to the
  * worktree through src/workspace). In cluster mode (`cluster` given) what one machine reads from its
  * state directory comes from PostgreSQL instead, and what lives only in a worker's worktree (the
@@ -26,6 +27,7 @@ import type { ExecutionService } from '../../service/execution-service.js';
 import type { AttemptRecord, ExecutionRecord, Store } from '../../store/store.js';
 import { readChanges } from '../../workspace/changes.js';
 import { checkpointRef } from '../../workspace/checkpoint.js';
+import { idempotencyOf } from '../idempotency.js';
 import { diskOf } from './disk.js';
 
 const ENDED: readonly ExecutionState[] = STATES.filter((state) => FINAL_STATES.has(state));
@@ -101,17 +103,26 @@ export function executionRoutes({ home, store, registry, diskSizes, cluster }: E
   const routes = new Hono();
 
   routes.post('/', async (c) => {
-    const body = SubmitBody.safeParse(await jsonBody(c));
+    const raw = await jsonBody(c);
+    const idempotency = idempotencyOf(c, raw);
+    const body = SubmitBody.safeParse(raw);
     if (!body.success) throw new UsageError(`bad body: ${describeIssue(body.error)}`);
-    const execution = await registry.submit(taskOf(body.data.task, cluster !== undefined));
+    const task = taskOf(body.data.task, cluster !== undefined);
+    const execution = await registry.submit(task, idempotency === undefined ? {} : { idempotency });
     return c.json({ execution }, 201);
   });
 
   routes.post('/:id/messages', async (c) => {
-    const body = MessageBody.safeParse(await jsonBody(c));
+    const raw = await jsonBody(c);
+    const idempotency = idempotencyOf(c, raw);
+    const body = MessageBody.safeParse(raw);
     if (!body.success) throw new UsageError(`bad body: ${describeIssue(body.error)}`);
     const execution = c.req.param('id');
-    const { turn, queued } = await registry.send(execution, body.data.text);
+    const { turn, queued } = await registry.send(
+      execution,
+      body.data.text,
+      idempotency === undefined ? {} : { idempotency },
+    );
     return c.json({ turn: { id: turn, execution, queued } }, 202);
   });
 

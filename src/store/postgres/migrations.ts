@@ -273,6 +273,42 @@ export const MIGRATIONS: readonly string[] = [
     held_at timestamptz NOT NULL
   );
   `,
+  // Idempotency keys (docs/api.md, "Idempotency"). `submit_keys` as SQLite's (Store.insertSubmission):
+  // written in the execution's own transaction, its primary key deciding between submits racing with
+  // one key; `answer` is the execution's row as inserted, as text (jsonb would reorder its keys).
+  // `execution_turn_keys` (src/cluster/inbox.ts): a message's key, per execution, written in the
+  // transaction that adds its turn, with the answer it had (its turn and how many were queued).
+  // Both are kept as long as their execution and turn.
+  `
+  CREATE TABLE submit_keys (
+    key text COLLATE "C" PRIMARY KEY CHECK (length(key) BETWEEN 1 AND 255),
+    request_hash text NOT NULL,
+    execution text COLLATE "C" NOT NULL UNIQUE REFERENCES executions (id),
+    answer text NOT NULL,
+    created_at timestamptz NOT NULL
+  );
+
+  CREATE TABLE execution_turn_keys (
+    execution text COLLATE "C" NOT NULL,
+    key text COLLATE "C" NOT NULL CHECK (length(key) BETWEEN 1 AND 255),
+    request_hash text NOT NULL,
+    number integer NOT NULL,
+    queued integer NOT NULL CHECK (queued >= 1),
+    created_at timestamptz NOT NULL,
+    PRIMARY KEY (execution, key),
+    FOREIGN KEY (execution, number) REFERENCES execution_turns (execution, number)
+  );
+  `,
+  // A workflow run names the process that drives it, as SQLite's (its migration of the same name):
+  // pid, host name, start time and since when, all four or none; runs written before have none.
+  `
+  ALTER TABLE workflow_runs
+    ADD COLUMN owner_pid integer CHECK (owner_pid > 0),
+    ADD COLUMN owner_host text,
+    ADD COLUMN owner_start_time text,
+    ADD COLUMN owner_since timestamptz,
+    ADD CONSTRAINT workflow_runs_owner_whole CHECK (num_nulls(owner_pid, owner_host, owner_start_time, owner_since) IN (0, 4));
+  `,
 ];
 
 /** The schema version this build writes: the number of migrations. */

@@ -42,16 +42,20 @@ import {
   updateSql,
   upsertSql,
 } from '../sql.js';
-import type {
-  AttemptPatch,
-  AttemptRecord,
-  ExecutionPatch,
-  ExecutionQuery,
-  ExecutionRecord,
-  QuotaRecord,
-  Store,
-  TaskRecord,
+import {
+  type AttemptPatch,
+  type AttemptRecord,
+  type ExecutionPatch,
+  type ExecutionQuery,
+  type ExecutionRecord,
+  type QuotaRecord,
+  type Store,
+  type SubmitKey,
+  type SubmitKeyRecord,
+  SubmitKeyTakenError,
+  type TaskRecord,
 } from '../store.js';
+import { SUBMIT_KEY_COLUMNS, submitKeyFromRow, submitKeyToRow } from '../submit-key-rows.js';
 import { inTransaction, queryRows } from './pool.js';
 import { openSchemaPool, type PostgresStoreOptions } from './schema-pool.js';
 
@@ -134,6 +138,10 @@ function statements(schema: string) {
       positionalParameter,
     ),
     listQuotas: `SELECT ${selectList(QUOTA_COLUMNS)} FROM ${schema}.quotas ORDER BY harness, account`,
+    // DO NOTHING: a taken key inserts no row (one racing with it waits for its commit first), and the
+    // transaction is rolled back.
+    insertSubmitKey: `${insertSql(`${schema}.submit_keys`, SUBMIT_KEY_COLUMNS, positionalParameter)} ON CONFLICT (key) DO NOTHING`,
+    getSubmitKey: `SELECT ${selectList(SUBMIT_KEY_COLUMNS)} FROM ${schema}.submit_keys WHERE key = $1`,
     // $1 execution, $2 token: the lease row while that token is current, share-locked to the commit.
     holdLease: `SELECT 1 FROM ${schema}.execution_leases WHERE execution = $1 AND token = $2 FOR SHARE`,
   };
@@ -169,6 +177,25 @@ class PostgresStore implements FenceableStore {
 
   async insertExecution(execution: ExecutionRecord): Promise<void> {
     await this.#write(this.#sql.insertExecution, EXECUTION_COLUMNS, executionToRow(execution));
+  }
+
+  async insertSubmission(
+    records: { readonly task: TaskRecord; readonly execution: ExecutionRecord },
+    key?: SubmitKey,
+  ): Promise<void> {
+    await inTransaction(this.#pool, async (client) => {
+      await client.query(this.#sql.insertTask, columnValues(TASK_COLUMNS, taskToRow(records.task)));
+      await client.query(this.#sql.insertExecution, columnValues(EXECUTION_COLUMNS, executionToRow(records.execution)));
+      if (key === undefined) return;
+      const row = submitKeyToRow(key, records.execution);
+      const inserted = await client.query(this.#sql.insertSubmitKey, columnValues(SUBMIT_KEY_COLUMNS, row));
+      if (inserted.rowCount === 0) throw new SubmitKeyTakenError(key.key);
+    });
+  }
+
+  async getSubmitKey(key: string): Promise<SubmitKeyRecord | undefined> {
+    const [row] = await this.#read(this.#sql.getSubmitKey, [key]);
+    return row === undefined ? undefined : submitKeyFromRow(row);
   }
 
   // Read, merge and write in one transaction; the row stays locked (FOR UPDATE) from the read to the

@@ -255,6 +255,34 @@ export const MIGRATIONS: readonly string[] = [
     PRIMARY KEY (harness, account)
   ) STRICT, WITHOUT ROWID;
   `,
+  // Submits' idempotency keys (Store.insertSubmission; docs/api.md, "Idempotency"): one row per key,
+  // inserted in the execution's own transaction, so an execution submitted with a key and its key
+  // are committed together or not at all. The primary key decides between submits racing with one
+  // key. `answer` is the execution's row as inserted (JSON): the submit's answer, replayed to a
+  // retry. Kept as long as its execution (executions are never deleted). WITHOUT ROWID: the key is
+  // the lookup.
+  `
+  CREATE TABLE submit_keys (
+    key TEXT PRIMARY KEY CHECK (length(key) BETWEEN 1 AND 255),
+    request_hash TEXT NOT NULL,
+    execution TEXT NOT NULL UNIQUE REFERENCES executions (id),
+    answer TEXT NOT NULL CHECK (json_valid(answer)),
+    created_at TEXT NOT NULL
+  ) STRICT, WITHOUT ROWID;
+  `,
+  // A workflow run names the process that drives it (ResumeStore RunOwner), so a run whose process
+  // died is told from one that runs: its pid, host name, start time and since when, all four or
+  // none. Runs written before have none.
+  `
+  ALTER TABLE workflow_runs ADD COLUMN owner_pid INTEGER CHECK (owner_pid > 0);
+  ALTER TABLE workflow_runs ADD COLUMN owner_host TEXT;
+  ALTER TABLE workflow_runs ADD COLUMN owner_start_time TEXT;
+  ALTER TABLE workflow_runs ADD COLUMN owner_since TEXT CHECK (
+    (owner_pid IS NULL) = (owner_since IS NULL)
+    AND (owner_host IS NULL) = (owner_since IS NULL)
+    AND (owner_start_time IS NULL) = (owner_since IS NULL)
+  );
+  `,
 ];
 
 /** The schema version this build writes: the number of migrations. */

@@ -21,16 +21,20 @@ import {
   taskToRow,
 } from '../rows.js';
 import { insertSql, selectList, updateSql, upsertSql } from '../sql.js';
-import type {
-  AttemptPatch,
-  AttemptRecord,
-  ExecutionPatch,
-  ExecutionQuery,
-  ExecutionRecord,
-  QuotaRecord,
-  Store,
-  TaskRecord,
+import {
+  type AttemptPatch,
+  type AttemptRecord,
+  type ExecutionPatch,
+  type ExecutionQuery,
+  type ExecutionRecord,
+  type QuotaRecord,
+  type Store,
+  type SubmitKey,
+  type SubmitKeyRecord,
+  SubmitKeyTakenError,
+  type TaskRecord,
 } from '../store.js';
+import { SUBMIT_KEY_COLUMNS, submitKeyFromRow, submitKeyToRow } from '../submit-key-rows.js';
 import { openDatabase } from './open.js';
 
 export { BUSY_TIMEOUT_MS } from './open.js';
@@ -60,6 +64,9 @@ class SqliteStore implements Store {
   readonly #listAttempts: Database.Statement;
   readonly #putQuota: Database.Statement;
   readonly #listQuotas: Database.Statement;
+  readonly #insertSubmitKey: Database.Statement;
+  readonly #getSubmitKey: Database.Statement;
+  readonly #insertSubmission: (task: TaskRecord, execution: ExecutionRecord, key: SubmitKey | undefined) => void;
   readonly #patchExecution: (id: string, patch: ExecutionPatch) => void;
   readonly #patchAttempt: (execution: string, number: number, patch: AttemptPatch) => void;
 
@@ -87,6 +94,22 @@ class SqliteStore implements Store {
       upsertSql('quotas', QUOTA_COLUMNS, ['harness', 'account'], 'excluded.observed_at >= quotas.observed_at'),
     );
     this.#listQuotas = db.prepare(`SELECT ${selectList(QUOTA_COLUMNS)} FROM quotas ORDER BY harness, account`);
+    // DO NOTHING: a taken key inserts no row, and the transaction below is rolled back.
+    this.#insertSubmitKey = db.prepare(`${insertSql('submit_keys', SUBMIT_KEY_COLUMNS)} ON CONFLICT (key) DO NOTHING`);
+    this.#getSubmitKey = db.prepare(`SELECT ${selectList(SUBMIT_KEY_COLUMNS)} FROM submit_keys WHERE key = ?`);
+
+    // IMMEDIATE: the write lock first, so a submit in another process with the same key waits for
+    // this one's commit, then finds the key taken.
+    this.#insertSubmission = db.transaction(
+      (task: TaskRecord, execution: ExecutionRecord, key: SubmitKey | undefined) => {
+        this.#insertTask.run(taskToRow(task));
+        this.#insertExecution.run(executionToRow(execution));
+        if (key === undefined) return;
+        if (this.#insertSubmitKey.run(submitKeyToRow(key, execution)).changes === 0) {
+          throw new SubmitKeyTakenError(key.key);
+        }
+      },
+    ).immediate;
 
     // Read, merge and write in one IMMEDIATE transaction: it takes the write lock first, so a
     // writer in another process cannot slip in between the read and the write.
@@ -110,6 +133,18 @@ class SqliteStore implements Store {
 
   async insertExecution(execution: ExecutionRecord): Promise<void> {
     this.#insertExecution.run(executionToRow(execution));
+  }
+
+  async insertSubmission(
+    records: { readonly task: TaskRecord; readonly execution: ExecutionRecord },
+    key?: SubmitKey,
+  ): Promise<void> {
+    this.#insertSubmission(records.task, records.execution, key);
+  }
+
+  async getSubmitKey(key: string): Promise<SubmitKeyRecord | undefined> {
+    const row = this.#getSubmitKey.get(key);
+    return row === undefined ? undefined : submitKeyFromRow(row);
   }
 
   async updateExecution(id: string, patch: ExecutionPatch): Promise<void> {
