@@ -13,6 +13,7 @@ import { Admission } from '../../src/service/admission.js';
 import { Registry } from '../../src/service/registry.js';
 import { openSqliteStore } from '../../src/store/sqlite/sqlite-store.js';
 import type { ExecutionRecord, Store } from '../../src/store/store.js';
+import type { ServiceBench } from '../service/bench.js';
 import { FakeHost } from '../service/fake-host.js';
 
 export const TOKEN = 'test-token-0123456789abcdef';
@@ -134,4 +135,20 @@ export async function openFixture(): Promise<Fixture> {
 /** Sends `path` to the app as a GET with the token, unless `init` says otherwise. */
 export function request(app: Hono, path: string, init: RequestInit = {}): Promise<Response> {
   return Promise.resolve(app.request(`${BASE}${path}`, { ...init, headers: { ...AUTH, ...(init.headers as object) } }));
+}
+
+/**
+ * The service's app over a service bench (a real registry and simulator: test/service/bench.ts),
+ * as `harmflow serve` builds it; `stop` does nothing.
+ */
+export function serviceBenchApp(bench: ServiceBench): Hono {
+  return createApp({
+    home: bench.home,
+    store: bench.store,
+    registry: bench.registry,
+    admission: bench.admission,
+    stop: () => {},
+    token: TOKEN,
+    port: PORT,
+  });
 }

@@ -6,26 +6,17 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import type { Hono } from 'hono';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { createApp } from '../../src/server/app.js';
 import { QueueFile } from '../../src/service/queue.js';
 import { git, simulated } from '../execution/fixture.js';
 import { makeServiceBench, type ServiceBench } from '../service/bench.js';
-import { PORT, request, TOKEN } from './fixture.js';
+import { request, serviceBenchApp } from './fixture.js';
 
 let bench: ServiceBench;
 let app: Hono;
 
 beforeEach(() => {
   bench = makeServiceBench();
-  app = createApp({
-    home: bench.home,
-    store: bench.store,
-    registry: bench.registry,
-    admission: bench.admission,
-    stop: () => {},
-    token: TOKEN,
-    port: PORT,
-  });
+  app = serviceBenchApp(bench);
 });
 afterEach(async () => {
   await bench.cleanup();

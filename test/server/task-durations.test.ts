@@ -6,25 +6,16 @@
 import { existsSync, readdirSync } from 'node:fs';
 import type { Hono } from 'hono';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { createApp } from '../../src/server/app.js';
 import { git, simulated } from '../execution/fixture.js';
 import { makeServiceBench, type ServiceBench } from '../service/bench.js';
-import { PORT, request, TOKEN } from './fixture.js';
+import { request, serviceBenchApp } from './fixture.js';
 
 let bench: ServiceBench;
 let app: Hono;
 
 beforeEach(() => {
   bench = makeServiceBench();
-  app = createApp({
-    home: bench.home,
-    store: bench.store,
-    registry: bench.registry,
-    admission: bench.admission,
-    stop: () => {},
-    token: TOKEN,
-    port: PORT,
-  });
+  app = serviceBenchApp(bench);
 });
 afterEach(async () => {
   await bench.cleanup();

@@ -9,27 +9,18 @@ import { mkdir, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import type { Hono } from 'hono';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { createApp } from '../../src/server/app.js';
 import type { ExecutionRecord } from '../../src/store/store.js';
 import { type ChangedFile, MAX_DIFF_BYTES } from '../../src/workspace/changes.js';
 import { git, simulated } from '../execution/fixture.js';
 import { makeServiceBench, type ServiceBench } from '../service/bench.js';
-import { PORT, request, TOKEN, UNKNOWN_ID } from './fixture.js';
+import { request, serviceBenchApp, UNKNOWN_ID } from './fixture.js';
 
 let bench: ServiceBench;
 let app: Hono;
 
 beforeEach(() => {
   bench = makeServiceBench();
-  app = createApp({
-    home: bench.home,
-    store: bench.store,
-    registry: bench.registry,
-    admission: bench.admission,
-    stop: () => {},
-    token: TOKEN,
-    port: PORT,
-  });
+  app = serviceBenchApp(bench);
 });
 afterEach(async () => {
   await bench.cleanup();
