@@ -1,9 +1,14 @@
 /**
  * Recognizes operations — acts with an effect outside the conversation — in a harness's tool calls:
  * file changes, commits, pushes, pull requests and test runs. Harness-neutral: it reads the
- * normalized `tool.call` (`shell`, `files`) and `tool.result` payloads every adapter produces.
+ * normalized `tool.call` (`shell`, `files`) and `tool.result` payloads every adapter produces. A
+ * command is recognized however it is run: behind wrappers (`timeout 60 git push`, `sudo`, `nice`,
+ * `env`, …), by an absolute path (`/usr/bin/git commit`) or in a nested shell (`sh -c 'git push'`),
+ * read the same way the gates read them (core/command-wrappers.ts).
  * Pure; what it cannot tell from the call and its result it leaves out.
  */
+import { programName, unwrap } from '../core/command-wrappers.js';
+import { readWords } from '../core/shell-words.js';
 import type { EventData, OperationData } from './schema.js';
 
 type ToolCall = EventData<'tool.call'>;
@@ -16,14 +21,43 @@ export function operationsOf(call: ToolCall, result: ToolResult | undefined): Op
     operations.push({ kind: 'file_change', files: call.files, toolId: call.id });
   }
   if (call.shell !== undefined) {
-    const segments = shellSegments(call.shell);
-    segments.forEach((segment, index) => {
+    const commands = commandsRun(call.shell, 0);
+    commands.forEach((command, index) => {
       // A command line's exit status is its last command's: it says nothing sure of the others.
-      const operation = shellOperation(segment, call.id, result, index === segments.length - 1);
+      const operation = shellOperation(command, call.id, result, index === commands.length - 1);
       if (operation) operations.push(operation);
     });
   }
   return operations;
+}
+
+/** One command a command line runs: its words from its name on (wrappers dropped), and how it was written. */
+interface RunCommand {
+  /** The name without its directory (`git`, not `/usr/bin/git`). */
+  readonly words: readonly string[];
+  /** The command as written: for a command behind a wrapper, the whole of it (`timeout 60 git push`). */
+  readonly raw: string;
+}
+
+/** 8 layers of wrappers and nested shells, as the gates read (src/gates/command-line.ts). */
+const NESTING_LIMIT = 8;
+
+/** The commands `line` runs, in order, through wrappers and nested shells. */
+function commandsRun(line: string, nesting: number): RunCommand[] {
+  return shellSegments(line).flatMap((segment) => unwrapped(readWords(segment.raw), segment.raw, nesting));
+}
+
+function unwrapped(words: readonly string[], raw: string, nesting: number): RunCommand[] {
+  const found = nesting < NESTING_LIMIT ? unwrap(words) : undefined;
+  if (found === undefined) {
+    const [name, ...rest] = words;
+    return [{ words: name === undefined ? [] : [programName(name), ...rest], raw }];
+  }
+  return found.runs.flatMap((run) =>
+    run.kind === 'command'
+      ? unwrapped(words.slice(run.from, run.until), raw, nesting + 1)
+      : commandsRun(run.text, nesting + 1),
+  );
 }
 
 /** One command of a command line: its words with the quotes removed (`text`), and as written (`raw`). */
@@ -80,22 +114,22 @@ export function shellSegments(command: string): ShellSegment[] {
 }
 
 const TEST_COMMAND =
-  /^(?:(?:\S+=\S*\s+)*)(?:npm\s+(?:test|t|run\s+test\S*)|pnpm\s+(?:test|run\s+test\S*)|yarn\s+test|bun\s+test|deno\s+test|npx\s+(?:vitest|jest|mocha|playwright\s+test)|vitest|jest|mocha|pytest|python3?\s+-m\s+(?:pytest|unittest)|go\s+test|cargo\s+(?:test|nextest)|node\s+--test|make\s+(?:test|check)|mvn\s+(?:test|verify)|gradle\s+test|\.\/gradlew\s+test|rspec|bundle\s+exec\s+rspec|ctest|tox)\b/;
+  /^(?:(?:\S+=\S*\s+)*)(?:npm\s+(?:test|t|run\s+test\S*)|pnpm\s+(?:test|run\s+test\S*)|yarn\s+test|bun\s+test|deno\s+test|npx\s+(?:vitest|jest|mocha|playwright\s+test)|vitest|jest|mocha|pytest|python3?\s+-m\s+(?:pytest|unittest)|go\s+test|cargo\s+(?:test|nextest)|node\s+--test|make\s+(?:test|check)|mvn\s+(?:test|verify)|gradle\s+test|gradlew\s+test|rspec|bundle\s+exec\s+rspec|ctest|tox)\b/;
 
 /**
- * The operation one segment of a command line performed. `last`: the segment is the line's last
- * command, whose exit status the result's is; an earlier segment's outcome is read from what it
- * printed (git's `[branch sha] subject`, a pushed ref line), never from the line's exit code.
+ * The operation one command of a command line performed. `last`: it is the line's last command,
+ * whose exit status the result's is; an earlier command's outcome is read from what it printed
+ * (git's `[branch sha] subject`, a pushed ref line), never from the line's exit code.
  */
 function shellOperation(
-  { text: segment, raw: command }: ShellSegment,
+  { words, raw: command }: RunCommand,
   toolId: string,
   result: ToolResult | undefined,
   last: boolean,
 ): OperationData | undefined {
   const ok = result?.ok ?? false;
   const output = result?.output ?? '';
-  const words = segment.split(/\s+/);
+  const segment = words.join(' ');
   const verbIndex = words[0] === 'git' ? gitVerbIndex(words) : -1;
   const gitVerb = words[verbIndex];
   const exitCode = last ? result?.exitCode : undefined;

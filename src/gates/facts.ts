@@ -3,8 +3,9 @@
  * branch it works on, and what earlier attempts already did outside the worktree (pushes, pull
  * requests). The engine writes them to each attempt's gates file from the records context.json is
  * written from; the gate runner adds what this attempt's gates saw and, before a pull request, what
- * the forge lists, and passes them in. The gates never read files or ask anyone. Plain data.
+ * the forge lists, and passes them in. Plain data: the gates ask no one for more.
  */
+import { basename, dirname } from 'node:path';
 import type { OperationData } from '../events/schema.js';
 
 /** A push HarmFlow knows of: reported by an attempt or observed with git. */
@@ -34,6 +35,12 @@ export interface GateFacts {
   readonly tmpdir: string;
   /** The user's home, absolute, to read `~` and `$HOME`; without it such words go unchecked. */
   readonly home?: string;
+  /**
+   * HarmFlow's state directory (HARMFLOW_HOME), absolute. Nothing in it is writable through an
+   * exemption (the temp directory, `allowPaths`): only the worktree inside it is. Absent from gates
+   * files that do not carry it: `stateDirOf` then reads it from where the worktree is.
+   */
+  readonly stateDir?: string;
   /** The execution's branch: where a bare `git push` or `gh pr create` goes. */
   readonly branch: string;
   /** The branch the base ref names (e.g. `main`); absent when the base is not a branch. */
@@ -42,6 +49,16 @@ export interface GateFacts {
   readonly pushes: readonly KnownPush[];
   /** Every pull request known for the execution's branch. */
   readonly pullRequests: readonly KnownPullRequest[];
+}
+
+/**
+ * The state directory the gates protect: `facts.stateDir`, else the one the worktree's place names
+ * (the layout is a contract: `<state>/worktrees/<execution>`); undefined when neither tells.
+ */
+export function stateDirOf(facts: Pick<GateFacts, 'worktree' | 'stateDir'>): string | undefined {
+  if (facts.stateDir !== undefined) return facts.stateDir;
+  const parent = dirname(facts.worktree);
+  return basename(parent) === 'worktrees' ? dirname(parent) : undefined;
 }
 
 /**

@@ -4,8 +4,9 @@
  * (every operand), `mv` (every operand: the sources go away too), `cp ln install rsync scp` (the
  * destination), `chmod chown chgrp` (the files), `dd of=`, `sed -i`, `sort -o`, `find … -delete`,
  * `curl -o`/`--output`, `wget -O`/`-P`, `git clone <url> <dir>` and `git worktree add <dir>`.
- * Not covered: writes a program makes on its own (`npm install -g`, `tar -x`, `make`, a script),
- * `find -exec`, `xargs`, and interpreters (`python -c`, `node -e`). Pure.
+ * Not covered: writes a program makes on its own (`npm install -g`, `tar -x`, `make`, a script) and
+ * interpreters' code (`python -c`, `node -e`). The commands `find -exec`, `xargs` and other wrappers
+ * run are read by `command-line.ts` and checked here like any other. Pure.
  */
 import type { ShellWord } from './shell.js';
 
@@ -221,13 +222,28 @@ export function gitCommand(words: readonly ShellWord[]): GitCommand | undefined 
   return { global, verb: words[index]?.value, args: words.slice(index + 1) };
 }
 
+/**
+ * True when `words` (a command from its name on) acts on the directory entry `word` names rather than
+ * on what a symbolic link there points to: every operand of `rm`, `rmdir` and `unlink`, and the
+ * sources of `mv`. Writing, copying into and `mv`'s destination go through the link.
+ */
+export function actsOnEntry(words: readonly ShellWord[], word: ShellWord): boolean {
+  const name = words[0]?.value;
+  if (name === 'rm' || name === 'rmdir' || name === 'unlink') return true;
+  if (name !== 'mv') return false;
+  const args = parseArgs(words.slice(1), new Set(WRITERS.mv?.valued));
+  const destination = optionValue(args, '-t', '--target-directory') ?? args.operands.at(-1);
+  return word !== destination;
+}
+
 /** The words of `words` (a command from its name on) that name files it writes. */
 export function writtenFiles(words: readonly ShellWord[]): readonly ShellWord[] {
   const name = words[0]?.value;
   if (name === undefined) return [];
   const git = gitCommand(words);
   if (git) return gitWrites(git);
-  const writer = WRITERS[name];
+  // Own keys only: a command named `constructor` writes nothing this table knows.
+  const writer = Object.hasOwn(WRITERS, name) ? WRITERS[name] : undefined;
   if (!writer) return [];
   return writer.writes(parseArgs(words.slice(1), new Set(writer.valued)), words);
 }

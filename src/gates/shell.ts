@@ -6,12 +6,13 @@
  *   operators `&& || ; | |& &` and newlines, `( )` subshells (their depth is kept), redirections
  *   (`> >> >| &> &>> <> N>` write a file; `>&N`, `N>&M` only copy a descriptor), here-documents
  *   (their bodies are skipped, so text written through `cat <<EOF` is never read as commands) and
- *   here-strings.
+ *   here-strings (`<<< word`, kept as a redirection that reads: its word is the command's stdin).
  * - kept as written, marked `expands`: parameter expansions (`$X`, `${X}`), command substitutions
  *   (`$(…)`, backquotes) and process substitutions (`<(…)`, `>(…)`); their values exist only at run
  *   time, and the commands inside a substitution are not split out.
  * - not understood: aliases, functions, `case` patterns, arithmetic beyond skipping it, brace
- *   expansion. Keywords (`if`, `then`, `do`, …) come out as ordinary words; `commandWords` drops them.
+ *   expansion. Keywords (`if`, `then`, `do`, …) come out as ordinary words; `command-line.ts` drops
+ *   them, with wrappers and assignments.
  *
  * Never throws: an unterminated quote or substitution runs to the end of the line. Pure.
  */
@@ -99,7 +100,7 @@ export function shellCommands(line: string): ShellCommand[] {
       const op = pendingOp;
       pendingOp = undefined;
       const duplicates = (op === '>&' || op === '<&') && DESCRIPTOR.test(word.value);
-      if (!duplicates && op !== '<<<') redirections.push({ op, writes: WRITING_OPS.has(op), target: word });
+      if (!duplicates) redirections.push({ op, writes: WRITING_OPS.has(op), target: word });
     } else {
       words.push(word);
     }
@@ -261,6 +262,36 @@ export function shellCommands(line: string): ShellCommand[] {
   return commands;
 }
 
+/**
+ * The command lines inside the substitutions a word holds as written: `$(…)`, `` `…` ``, `<(…)` and
+ * `>(…)`, outermost first (a substitution inside one is found when its line is read in turn). A
+ * `$(` inside single quotes was never kept as one: the lexer removed those quotes and marked the
+ * word as not expanding, and only words that expand are given here.
+ */
+export function substitutions(word: ShellWord): string[] {
+  if (!word.expands) return [];
+  const lines: string[] = [];
+  const text = word.value;
+  let index = 0;
+  while (index < text.length) {
+    const char = text[index];
+    // A process substitution is a word of its own: `<(` further in is text (`"a <(b)"`).
+    const opens = text[index + 1] === '(' && (char === '$' || (index === 0 && (char === '<' || char === '>')));
+    if (opens && text[index + 2] !== '(') {
+      const end = skipParens(text, index + 1);
+      lines.push(text.slice(index + 2, text[end - 1] === ')' ? end - 1 : end));
+      index = end;
+    } else if (char === '`') {
+      const end = closing(text, index + 1, '`');
+      lines.push(text.slice(index + 1, text[end - 1] === '`' ? end - 1 : end));
+      index = end;
+    } else {
+      index += 1;
+    }
+  }
+  return lines;
+}
+
 /** The index just past the expansion whose `$` is at `index`; undefined when that `$` is literal. */
 function expansionEnd(line: string, index: number): number | undefined {
   const next = line[index + 1] ?? '';
@@ -299,63 +330,4 @@ function closing(line: string, start: number, quote: string): number {
     else index += 1;
   }
   return line.length;
-}
-
-/** Words that may start a simple command without being its name. */
-const KEYWORDS: ReadonlySet<string> = new Set([
-  '!',
-  '{',
-  '}',
-  'if',
-  'then',
-  'else',
-  'elif',
-  'fi',
-  'do',
-  'done',
-  'while',
-  'until',
-]);
-
-/** Commands that run the command after them; the options of theirs that take a value. */
-const WRAPPERS: Readonly<Record<string, ReadonlySet<string>>> = {
-  sudo: new Set(['-u', '-g', '-C', '-D', '-h', '-p', '-r', '-t', '-U']),
-  doas: new Set(['-u', '-C']),
-  env: new Set(['-u', '-C', '-S']),
-  nice: new Set(['-n']),
-  nohup: new Set(),
-  time: new Set(['-f', '-o']),
-  command: new Set(),
-  builtin: new Set(),
-  exec: new Set(['-a']),
-};
-
-const ASSIGNMENT = /^[A-Za-z_]\w*=/;
-
-/** Words that open a loop or `case` header, which runs no command itself. */
-const HEADERS: ReadonlySet<string> = new Set(['for', 'select', 'case']);
-
-/**
- * The words of a command from its name on: leading keywords, `VAR=value` assignments and wrappers
- * that run the rest (`sudo`, `env`, `nohup`, `time`, …, with their options) are dropped; a
- * `for`/`select`/`case` header gives none.
- */
-export function commandWords(words: readonly ShellWord[]): readonly ShellWord[] {
-  if (HEADERS.has(words[0]?.value ?? '')) return [];
-  let index = 0;
-  while (index < words.length) {
-    const word = (words[index] as ShellWord).value;
-    const wrapper = WRAPPERS[word];
-    if (KEYWORDS.has(word) || ASSIGNMENT.test(word)) {
-      index += 1;
-    } else if (wrapper) {
-      index += 1;
-      while (index < words.length && (words[index] as ShellWord).value.startsWith('-')) {
-        index += wrapper.has((words[index] as ShellWord).value) ? 2 : 1;
-      }
-    } else {
-      break;
-    }
-  }
-  return words.slice(index);
 }

@@ -13,7 +13,9 @@
  *
  * A normal push (a fast-forward) is allowed, and so is forcing a branch no known push touched.
  * What is known comes from `GateFacts` (earlier attempts in context.json, the forge when asked);
- * pull requests opened through the forge's API or web page are not seen here. Pure.
+ * pull requests opened through the forge's API or web page are not seen here. Commands are read through
+ * wrappers, absolute paths and nested shells (`timeout 30 /usr/bin/gh pr create`, `sh -c 'git push
+ * -f'` — `command-line.ts`). Reads the file system only to follow links.
  */
 import { type RunCommand, runCommands } from '../command-line.js';
 import type { GateFacts, KnownPullRequest, KnownPush } from '../facts.js';
