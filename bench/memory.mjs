@@ -23,7 +23,7 @@
  * file), then the temporary directory is removed.
  */
 
-import { spawn, spawnSync } from 'node:child_process';
+import { spawnSync } from 'node:child_process';
 import {
   chmodSync,
   existsSync,
@@ -40,11 +40,10 @@ import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
 import { harmflowHome } from '../dist/core/home.js';
-import { signalGroup } from '../dist/proc/group.js';
+import { procKiB, startBenchDaemon } from './daemon.mjs';
 import { machine } from './machine.mjs';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
-const BIN = join(ROOT, 'bin', 'harmflow.js');
 const RECORDED = join(ROOT, 'test', 'fixtures', 'claude-code', 'recorded', 'edit.jsonl');
 const TOKEN = 'memory-bench-token-0123456789';
 
@@ -85,7 +84,16 @@ let daemon;
 
 try {
   const repo = setUp();
-  await startDaemon();
+  daemon = await startBenchDaemon({
+    home,
+    token: TOKEN,
+    args: ['--max-running', '1000', '--disk-floor-gib', '0', '--interrupt-budget', '1s', '--close-budget', '2s'],
+    nodeArgs: ['--report-on-signal', '--report-signal=SIGUSR2', `--report-directory=${reports}`, '--report-compact'],
+    env: { ...process.env, PATH: `${join(dir, 'bin')}:${process.env.PATH}` },
+    label: 'memory',
+    requestMs: REQUEST_MS,
+    stopMs: STOP_MS,
+  });
   await sleep(SETTLE_MS);
   const samples = [{ live: 0, ...(await measure(daemon.child.pid)) }];
   for (const count of STEPS) {
@@ -156,14 +164,15 @@ function setUp() {
   git(repo, 'commit', '--quiet', '-m', 'initial');
   const bin = join(dir, 'bin');
   mkdirSync(bin);
-  writeFileSync(join(dir, 'session.jsonl'), lines);
+  // Beside the stand-in: its folder, on the PATH, is what the sandbox's private /tmp lets it read.
+  writeFileSync(join(bin, 'session.jsonl'), lines);
   const claude = join(bin, 'claude');
   writeFileSync(
     claude,
     [
       '#!/bin/sh',
       'if [ "$1" = "--version" ]; then echo "2.1.332 (Claude Code)"; exit 0; fi',
-      `cat '${join(dir, 'session.jsonl')}'`,
+      `cat '${join(bin, 'session.jsonl')}'`,
       'exec sleep 600',
       '',
     ].join('\n'),
@@ -172,67 +181,9 @@ function setUp() {
   return repo;
 }
 
-/** Starts `harmflow serve` as `daemon` and resolves once it listens (15 s at most). */
-async function startDaemon() {
-  const child = spawn(
-    process.execPath,
-    [
-      '--report-on-signal',
-      '--report-signal=SIGUSR2',
-      `--report-directory=${reports}`,
-      '--report-compact',
-      BIN,
-      'serve',
-      '--port',
-      '0',
-      '--home',
-      home.root,
-      '--max-running',
-      '1000',
-      '--disk-floor-gib',
-      '0',
-      '--interrupt-budget',
-      '1s',
-      '--close-budget',
-      '2s',
-    ],
-    {
-      env: { ...process.env, PATH: `${join(dir, 'bin')}:${process.env.PATH}`, HARMFLOW_TOKEN: TOKEN },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    },
-  );
-  let output = '';
-  const collect = (chunk) => {
-    output += chunk.toString();
-  };
-  child.stdout.on('data', collect);
-  child.stderr.on('data', collect);
-  const exited = new Promise((resolve) => child.once('exit', resolve));
-  daemon = { child, exited, url: undefined, output: () => output };
-  for (const deadline = Date.now() + 15_000; Date.now() < deadline; await sleep(50)) {
-    const match = /HarmFlow service on (http:\/\/\S+)/.exec(output);
-    if (match?.[1]) {
-      daemon.url = match[1];
-      return daemon;
-    }
-    if (child.exitCode !== null || child.signalCode !== null) break;
-  }
-  throw new Error(`serve did not listen within 15 s: ${output}`);
-}
-
-async function api(live, method, path, body) {
-  const response = await fetch(`${live.url}${path}`, {
-    method,
-    headers: { authorization: `Bearer ${TOKEN}`, 'content-type': 'application/json' },
-    signal: AbortSignal.timeout(REQUEST_MS),
-    ...(body !== undefined && { body: JSON.stringify(body) }),
-  });
-  return { status: response.status, body: await response.json() };
-}
-
 async function submit(live, repo, n) {
   const task = { name: `memory-${n}`, repo, baseRef: 'main', prompt: `Task ${n}.`, harness: 'claude-code' };
-  const created = await api(live, 'POST', '/api/executions', { task });
+  const created = await live.api('POST', '/api/executions', { task });
   if (created.status !== 201) throw new Error(`submit ${n}: ${created.status} ${JSON.stringify(created.body)}`);
   return created.body.execution.id;
 }
@@ -241,8 +192,8 @@ async function submit(live, repo, n) {
 async function allRunning(live) {
   const deadline = Date.now() + ALL_RUNNING_MS;
   for (;;) {
-    const admission = await api(live, 'GET', '/api/admission');
-    const listed = await api(live, 'GET', '/api/executions?state=live');
+    const admission = await live.api('GET', '/api/admission');
+    const listed = await live.api('GET', '/api/executions?state=live');
     const running = new Set(listed.body.executions.filter((e) => e.state === 'running').map((e) => e.id));
     const ready =
       admission.body.running === ids.length &&
@@ -265,18 +216,12 @@ function printed(id) {
 /** RSS and PSS from /proc, open descriptors, then the JS heap from a diagnostic report. */
 async function measure(pid) {
   const status = readFileSync(`/proc/${pid}/status`, 'utf8');
-  const rssKiB = kib(status, 'VmRSS');
+  const rssKiB = procKiB(status, 'VmRSS');
   const rollup = `/proc/${pid}/smaps_rollup`;
-  const pssKiB = existsSync(rollup) ? kib(readFileSync(rollup, 'utf8'), 'Pss') : undefined;
+  const pssKiB = existsSync(rollup) ? procKiB(readFileSync(rollup, 'utf8'), 'Pss') : undefined;
   const fds = readdirSync(`/proc/${pid}/fd`).length;
   const heap = await report(pid);
   return { rssKiB, ...(pssKiB !== undefined && { pssKiB }), fds, ...heap };
-}
-
-function kib(text, field) {
-  const match = new RegExp(`^${field}:\\s+(\\d+) kB$`, 'm').exec(text);
-  if (!match?.[1]) throw new Error(`no ${field} in /proc`);
-  return Number(match[1]);
 }
 
 /** Asks the daemon for a diagnostic report (SIGUSR2) and reads its JS heap; 10 s at most. */
@@ -297,31 +242,7 @@ async function report(pid) {
 }
 
 async function cleanUp() {
-  if (daemon !== undefined) {
-    const { child } = daemon;
-    if (child.exitCode === null && child.signalCode === null) {
-      let stopped = false;
-      if (daemon.url !== undefined) {
-        try {
-          await api(daemon, 'POST', '/api/stop');
-          stopped = await Promise.race([daemon.exited.then(() => true), sleep(STOP_MS).then(() => false)]);
-        } catch (error) {
-          process.stderr.write(`memory: stop failed: ${error}\n`);
-        }
-      }
-      if (!stopped) {
-        process.stderr.write(`memory: the daemon was killed; its output:\n${daemon.output()}\n`);
-        child.kill('SIGKILL');
-        await daemon.exited;
-      }
-    }
-  }
-  // Every execution the daemon created, the ones whose submit answer was lost included.
-  const runs = join(home.root, 'runs');
-  for (const id of existsSync(runs) ? readdirSync(runs) : []) {
-    const file = join(home.attemptDir(id, 1), 'pgid');
-    if (existsSync(file)) signalGroup(Number(readFileSync(file, 'utf8')), 'SIGKILL');
-  }
+  await daemon?.stop();
   rmSync(dir, { recursive: true, force: true });
 }
 

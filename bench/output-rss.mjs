@@ -26,18 +26,8 @@
  * temporary directory is removed.
  */
 
-import { spawn, spawnSync } from 'node:child_process';
-import {
-  chmodSync,
-  existsSync,
-  mkdirSync,
-  mkdtempSync,
-  readdirSync,
-  readFileSync,
-  rmSync,
-  statSync,
-  writeFileSync,
-} from 'node:fs';
+import { spawnSync } from 'node:child_process';
+import { chmodSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { open } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -45,13 +35,12 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
 import { harmflowHome } from '../dist/core/home.js';
 import { RECORD_LIMIT_BYTES } from '../dist/events/bound.js';
-import { signalGroup } from '../dist/proc/group.js';
+import { procKiB, startBenchDaemon } from './daemon.mjs';
 import { machine } from './machine.mjs';
 import { option } from './options.mjs';
 import { median, round } from './stats.mjs';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
-const BIN = join(ROOT, 'bin', 'harmflow.js');
 const RECORDED = join(ROOT, 'test', 'fixtures', 'claude-code', 'recorded', 'edit.jsonl');
 const TOKEN = 'output-rss-bench-token-0123456789';
 
@@ -69,6 +58,8 @@ const IDLE_MS = 3_000;
  * at about 25,000 a second on a 2-core machine.
  */
 const RUN_MS = 1_200_000;
+/** 30 s: one API call; only a stuck daemon takes that long. */
+const REQUEST_MS = 30_000;
 /** 15 s: the daemon's close budget is 2 s and the stand-in has exited by then. */
 const STOP_MS = 15_000;
 
@@ -92,7 +83,8 @@ try {
     home = harmflowHome(join(dir, `home-${index}`));
     mkdirSync(home.root, { recursive: true });
     cases.push(await measureCase(bench, repo));
-    await stopDaemon();
+    await daemon.stop();
+    daemon = undefined;
   }
   console.log(
     JSON.stringify(
@@ -118,7 +110,7 @@ try {
   }
   throw error;
 } finally {
-  await stopDaemon();
+  await daemon?.stop();
   rmSync(dir, { recursive: true, force: true });
 }
 
@@ -163,7 +155,15 @@ pump();
 
 /** One case on a fresh daemon: idle samples, then one execution printing `totalBytes` in lines of `lineBytes`. */
 async function measureCase({ name, lineBytes }, repo) {
-  await startDaemon();
+  daemon = await startBenchDaemon({
+    home,
+    token: TOKEN,
+    args: ['--disk-floor-gib', '0', '--interrupt-budget', '1s', '--close-budget', '2s'],
+    env: { ...process.env, ...IDENTITY, PATH: `${join(dir, 'bin')}:${process.env.PATH}` },
+    label: 'output-rss',
+    requestMs: REQUEST_MS,
+    stopMs: STOP_MS,
+  });
   const pid = daemon.child.pid;
   const idle = await sampleFor(pid, IDLE_MS);
   const lines = Math.floor(totalBytes / lineBytes);
@@ -177,7 +177,7 @@ async function measureCase({ name, lineBytes }, repo) {
     harness: { harness: 'claude-code', args: ['--line-bytes', String(lineBytes), '--total-bytes', String(totalBytes)] },
   };
   const started = performance.now();
-  const created = await api('POST', '/api/executions', { task });
+  const created = await daemon.api('POST', '/api/executions', { task });
   if (created.status !== 201) throw new Error(`submit: ${created.status} ${JSON.stringify(created.body)}`);
   const id = created.body.execution.id;
   const stdoutLog = join(home.attemptDir(id, 1), 'stdout.log');
@@ -192,11 +192,11 @@ async function measureCase({ name, lineBytes }, repo) {
       break;
     }
     const status = readFileSync(`/proc/${pid}/status`, 'utf8');
-    hwmMiB = statusKiB(status, 'VmHWM') / 1024;
+    hwmMiB = procKiB(status, 'VmHWM') / 1024;
     if (printedMs === undefined && (statSync(stdoutLog, { throwIfNoEntry: false })?.size ?? 0) >= printedBytes) {
       printedMs = performance.now() - started;
     }
-    (printedMs === undefined ? printing : after).push(statusKiB(status, 'VmRSS') / 1024);
+    (printedMs === undefined ? printing : after).push(procKiB(status, 'VmRSS') / 1024);
     const state = await stateOf(id);
     if (state !== undefined && !['queued', 'running', 'waiting'].includes(state)) end = state;
     else if (Date.now() > deadline) throw new Error(`${name}: the execution had not ended after ${RUN_MS / 1000} s`);
@@ -224,7 +224,7 @@ async function measureCase({ name, lineBytes }, repo) {
 async function sampleFor(pid, ms) {
   const samples = [];
   for (const end = Date.now() + ms; Date.now() < end; await sleep(SAMPLE_MS)) {
-    samples.push(statusKiB(readFileSync(`/proc/${pid}/status`, 'utf8'), 'VmRSS') / 1024);
+    samples.push(procKiB(readFileSync(`/proc/${pid}/status`, 'utf8'), 'VmRSS') / 1024);
   }
   return samples;
 }
@@ -232,7 +232,7 @@ async function sampleFor(pid, ms) {
 /** The execution's state, or undefined when the daemon did not answer (busy, or gone). */
 async function stateOf(id) {
   try {
-    return (await api('GET', `/api/executions/${id}`)).body.execution.state;
+    return (await daemon.api('GET', `/api/executions/${id}`)).body.execution.state;
   } catch {
     return undefined;
   }
@@ -241,13 +241,6 @@ async function stateOf(id) {
 function figures(samples) {
   if (samples.length === 0) return { n: 0 };
   return { median: round(median(samples)), peak: round(Math.max(...samples)), n: samples.length };
-}
-
-/** A `kB` field of /proc/<pid>/status. */
-function statusKiB(status, field) {
-  const match = new RegExp(`^${field}:\\s+(\\d+) kB$`, 'm').exec(status);
-  if (!match?.[1]) throw new Error(`no ${field} in /proc/<pid>/status`);
-  return Number(match[1]);
 }
 
 /** The longest line of a file in bytes, newline excluded, read 1 MiB at a time. */
@@ -271,70 +264,6 @@ async function longestLine(path) {
     }
   } finally {
     await file.close();
-  }
-}
-
-/** Starts `harmflow serve` over `home` as `daemon` and resolves once it listens (15 s at most). */
-async function startDaemon() {
-  const args = ['serve', '--port', '0', '--home', home.root, '--disk-floor-gib', '0'];
-  const child = spawn(process.execPath, [BIN, ...args, '--interrupt-budget', '1s', '--close-budget', '2s'], {
-    env: { ...process.env, ...IDENTITY, PATH: `${join(dir, 'bin')}:${process.env.PATH}`, HARMFLOW_TOKEN: TOKEN },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let output = '';
-  const collect = (chunk) => {
-    output += chunk.toString();
-  };
-  child.stdout.on('data', collect);
-  child.stderr.on('data', collect);
-  const exited = new Promise((resolve) => child.once('exit', resolve));
-  daemon = { child, exited, url: undefined, output: () => output };
-  for (const deadline = Date.now() + 15_000; Date.now() < deadline; await sleep(50)) {
-    const match = /HarmFlow service on (http:\/\/\S+)/.exec(output);
-    if (match?.[1]) {
-      daemon.url = match[1];
-      return;
-    }
-    if (child.exitCode !== null || child.signalCode !== null) break;
-  }
-  throw new Error(`serve did not listen within 15 s: ${output}`);
-}
-
-async function api(method, path, body) {
-  const response = await fetch(`${daemon.url}${path}`, {
-    method,
-    headers: { authorization: `Bearer ${TOKEN}`, 'content-type': 'application/json' },
-    signal: AbortSignal.timeout(30_000),
-    ...(body !== undefined && { body: JSON.stringify(body) }),
-  });
-  return { status: response.status, body: await response.json() };
-}
-
-/** Stops the daemon (idempotent), then kills what is left of the harness it started. */
-async function stopDaemon() {
-  if (daemon === undefined) return;
-  const { child } = daemon;
-  if (child.exitCode === null && child.signalCode === null) {
-    let stopped = false;
-    if (daemon.url !== undefined) {
-      try {
-        await api('POST', '/api/stop');
-        stopped = await Promise.race([daemon.exited.then(() => true), sleep(STOP_MS).then(() => false)]);
-      } catch (error) {
-        process.stderr.write(`output-rss: stop failed: ${error}\n`);
-      }
-    }
-    if (!stopped) {
-      process.stderr.write(`output-rss: the daemon was killed; its output:\n${daemon.output()}\n`);
-      child.kill('SIGKILL');
-      await daemon.exited;
-    }
-  }
-  daemon = undefined;
-  const runs = join(home.root, 'runs');
-  for (const id of existsSync(runs) ? readdirSync(runs) : []) {
-    const file = join(home.attemptDir(id, 1), 'pgid');
-    if (existsSync(file)) signalGroup(Number(readFileSync(file, 'utf8')), 'SIGKILL');
   }
 }
 
