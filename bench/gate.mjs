@@ -13,7 +13,8 @@
  * `--before <file>` compares another build of the runner in the same rounds: a copy of an earlier
  * dist/gate-runner/main.js, kept before a change to the runner. Both that file and this build's bundle
  * are then also run directly (`node <bundle> gate PreToolUse`, no launcher), so the two differ only
- * by the change. Apart from the processes, the bench times in-process what the decision record itself
+ * by the change; the earlier build gets the event alone, as runners before the gates file's digest
+ * (`--harness … --sha256 …`) took it. Apart from the processes, the bench times in-process what the decision record itself
  * costs: appending one `gate.allowed` line as the runner does (open with O_APPEND, one write, close).
  *
  *   node bench/gate.mjs [--rounds N] [--before <file>]      (after `npm run build`)
@@ -42,7 +43,7 @@ const root = mkdtempSync(join(tmpdir(), 'harmflow-bench-gate-'));
 const worktree = join(root, 'worktrees', 'e1');
 mkdirSync(worktree, { recursive: true });
 const attemptDir = join(root, 'runs', 'e1', 'attempts', '1');
-writeAttemptGates({
+const { sha256 } = writeAttemptGates({
   execution: 'e1',
   attempt: 1,
   harness: 'claude-code',
@@ -50,11 +51,14 @@ writeAttemptGates({
   eventsPath: join(root, 'runs', 'e1', 'events.jsonl'),
   settings: GatesConfig.parse({}),
   worktree,
+  stateDir: root,
   branch: 'harmflow/bench-e1',
   baseBranch: 'main',
   earlier: [],
 });
 const env = { ...process.env, HARMFLOW_GATE_DIR: attemptDir };
+/** What the hooks HarmFlow installs put after the event: the harness and the gates file's digest. */
+const seal = ['--harness', 'claude-code', '--sha256', sha256];
 const hook = (fields) => JSON.stringify({ session_id: 's', cwd: worktree, tool_use_id: 'toolu_1', ...fields });
 
 const preToolUse = hook({
@@ -69,11 +73,11 @@ const PRE_BEFORE = 'gate PreToolUse, the --before bundle run directly';
 const cases = {
   'bare node -e ""': { args: ['-e', ''], input: '' },
   [PRE]: {
-    args: [bin, 'gate', 'PreToolUse'],
+    args: [bin, 'gate', 'PreToolUse', ...seal],
     input: preToolUse,
   },
   'gate PostToolUse (commit, one record)': {
-    args: [bin, 'gate', 'PostToolUse'],
+    args: [bin, 'gate', 'PostToolUse', ...seal],
     input: hook({
       hook_event_name: 'PostToolUse',
       tool_name: 'Bash',
@@ -82,12 +86,12 @@ const cases = {
     }),
   },
   'gate PreToolUse, unbundled modules': {
-    args: [fileURLToPath(new URL('../dist/gates/main.js', import.meta.url)), 'gate', 'PreToolUse'],
+    args: [fileURLToPath(new URL('../dist/gates/main.js', import.meta.url)), 'gate', 'PreToolUse', ...seal],
     input: preToolUse,
   },
   'full CLI (harmflow --version)': { args: [bin, '--version'], input: '' },
   ...(before !== undefined && {
-    [PRE_DIRECT]: { args: [bundle, 'gate', 'PreToolUse'], input: preToolUse },
+    [PRE_DIRECT]: { args: [bundle, 'gate', 'PreToolUse', ...seal], input: preToolUse },
     [PRE_BEFORE]: { args: [before, 'gate', 'PreToolUse'], input: preToolUse },
   }),
 };
@@ -99,6 +103,7 @@ for (let round = 0; round < rounds + 3; round++) {
     const run = spawnSync(process.execPath, args, { input, env, encoding: 'utf8' });
     const ms = performance.now() - started;
     if (run.status !== 0) throw new Error(`${name} exited ${run.status}: ${run.stderr}`);
+    if (run.stdout.includes('"deny"')) throw new Error(`${name} refused the call: ${run.stdout}`);
     if (round >= 3) samples[name].push(ms); // the first rounds warm the file cache
   }
 }

@@ -16,6 +16,7 @@ const BENCHMARKS = [
   'output-rss',
   'workflow',
   'gate',
+  'sandbox',
   'cluster-anchors',
   'dispatch',
   'tui',

@@ -90,6 +90,13 @@ export const DEFAULT_QUOTA_COOL_DOWN_MS = 3_600_000;
 
 const switchable = Outcome.exclude(['completed', 'canceled', 'timed_out', 'switched']);
 
+/**
+ * Where the harnesses run: `bwrap`, in the OS sandbox (bubblewrap; the default, and where bubblewrap
+ * is missing the execution says so and runs without it), or `none`, with the user's full access.
+ */
+export const SANDBOX_CHOICES = ['bwrap', 'none'] as const;
+export type SandboxChoice = (typeof SANDBOX_CHOICES)[number];
+
 /** The task file as written. Unknown keys are errors, so a typo never silently changes behaviour. */
 export const TaskFile = z.strictObject({
   name: z
@@ -141,6 +148,12 @@ export const TaskFile = z.strictObject({
   gates: GatesConfig.default(DEFAULT_GATES).describe(
     'checks around every tool call of every attempt, whichever harness runs it (docs/gates.md)',
   ),
+  sandbox: z
+    .enum(SANDBOX_CHOICES)
+    .default('bwrap')
+    .describe(
+      'bwrap: each harness runs in the OS sandbox, writing only its worktree, its home and the repository\'s git directories (where bubblewrap is missing, without it, said in the timeline); none: with the user\'s full access (docs/gates.md, "The sandbox")',
+    ),
 });
 export type TaskFile = z.infer<typeof TaskFile>;
 /** A task file as written, before defaults: what a client may send. */
@@ -209,6 +222,8 @@ export interface Task {
    * its file, and on tasks stored before it existed.
    */
   readonly gitIdentity?: GitIdentity;
+  /** Where the harnesses run (`SandboxChoice`); absent: `bwrap`, the default (and tasks stored before it existed). */
+  readonly sandbox?: SandboxChoice;
 }
 
 /** Normalizes a validated task file; `resolvePath` makes file-relative paths absolute. */
@@ -241,6 +256,7 @@ export function resolveTask(file: TaskFile, resolvePath: (path: string) => strin
     quotaCoolDownMs: parseDuration(file.quotaCoolDown) ?? 0,
     ...(file.switchAtUtilization !== undefined && { switchAtUtilization: file.switchAtUtilization }),
     countManualSwitches: file.countManualSwitches,
+    ...(file.sandbox !== 'bwrap' && { sandbox: file.sandbox }),
   };
 }
 
@@ -280,6 +296,8 @@ export const StoredTask = z.object({
   countManualSwitches: z.boolean().optional(),
   /** Absent in tasks stored before issue 20: their harnesses get only what their links' env give. */
   gitIdentity: GitIdentity.optional(),
+  /** Absent in tasks stored before issue 22: they run sandboxed, as a new task does by default. */
+  sandbox: z.enum(SANDBOX_CHOICES).optional(),
 });
 
 /** Link `index` of `chain` as the user knows it: `codex (the primary harness)`, `claude-code (fallback 2)`. */
@@ -330,5 +348,6 @@ export function taskFromStore(definition: unknown): Task {
     ...(stored.switchAtUtilization !== undefined && { switchAtUtilization: stored.switchAtUtilization }),
     countManualSwitches: stored.countManualSwitches ?? false,
     ...(stored.gitIdentity !== undefined && { gitIdentity: stored.gitIdentity }),
+    ...(stored.sandbox !== undefined && { sandbox: stored.sandbox }),
   };
 }

@@ -97,6 +97,11 @@ export const EventPayloads = {
     timeLeftMs: z.number(),
     /** The prompt the harness was given (for a later attempt: the task prompt plus the handoff). */
     prompt: z.string(),
+    /**
+     * Whether the attempt's harness runs in the OS sandbox (bubblewrap, docs/gates.md "The sandbox");
+     * when false, a `warning` before this record says why. Absent in records written before it existed.
+     */
+    sandboxed: z.boolean().optional(),
   }),
   'execution.resumed': z.object({
     /** `restart`: an earlier process of the service stopped while the execution was open. */

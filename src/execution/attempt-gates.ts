@@ -3,14 +3,14 @@
  * the task's gate settings and the facts the gates read — the worktree, the branch and the branch the
  * base names, and the pushes and pull requests earlier attempts made, from the same records
  * context.json is written from. Called before each attempt's harness starts; the file then stays
- * for the attempt's follow-up turns.
+ * for the attempt's follow-up turns. The file is read-only; its SHA-256, returned beside it, stays in
+ * the engine's memory for the hooks HarmFlow installs to put on the runner's command line: the runner
+ * refuses every call when the file it finds is not this one (docs/gates.md).
  */
 import { mkdirSync } from 'node:fs';
 import { homedir, tmpdir } from 'node:os';
-import { join } from 'node:path';
 import type { GatesSettings } from '../core/gates-config.js';
-import { writeJsonAtomic } from '../core/json-file.js';
-import { type AttemptGates, GATES_FILE } from '../gates/attempt-file.js';
+import { type AttemptGates, writeAttemptGatesFile } from '../gates/attempt-file.js';
 import { earlierWork } from '../gates/facts.js';
 import type { AttemptContext } from './context-schema.js';
 
@@ -22,6 +22,8 @@ export interface AttemptGatesInput {
   readonly eventsPath: string;
   readonly settings: GatesSettings;
   readonly worktree: string;
+  /** HarmFlow's state directory: nothing in it but the worktree is writable through an exemption. */
+  readonly stateDir: string;
   readonly branch: string;
   readonly baseBranch: string | undefined;
   /** The attempts that ended before this one, as context.json has them. */
@@ -39,8 +41,14 @@ export function gatesEnabled(settings: GatesSettings): boolean {
   );
 }
 
-/** Writes the attempt's gates file (atomically) and returns its content. */
-export function writeAttemptGates(input: AttemptGatesInput): AttemptGates {
+/** An attempt's gates as written: the file's content and the SHA-256 of its bytes. */
+export interface WrittenGates {
+  readonly file: AttemptGates;
+  readonly sha256: string;
+}
+
+/** Writes the attempt's gates file (atomically, read-only) and returns its content and digest. */
+export function writeAttemptGates(input: AttemptGatesInput): WrittenGates {
   const gates: AttemptGates = {
     execution: input.execution,
     attempt: input.attempt,
@@ -51,12 +59,12 @@ export function writeAttemptGates(input: AttemptGatesInput): AttemptGates {
       worktree: input.worktree,
       tmpdir: tmpdir(),
       home: homedir(),
+      stateDir: input.stateDir,
       branch: input.branch,
       ...(input.baseBranch !== undefined && { baseBranch: input.baseBranch }),
       ...earlierWork({ attempts: input.earlier }),
     },
   };
   mkdirSync(input.attemptDir, { recursive: true });
-  writeJsonAtomic(join(input.attemptDir, GATES_FILE), gates);
-  return gates;
+  return { file: gates, sha256: writeAttemptGatesFile(input.attemptDir, gates) };
 }

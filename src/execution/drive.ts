@@ -40,6 +40,7 @@ import { baseBranchOf } from '../workspace/base-branch.js';
 import { inspectWorkspace, type WorkspaceSnapshot } from '../workspace/inspect.js';
 import { gatesEnabled, writeAttemptGates } from './attempt-gates.js';
 import { AttemptObserver } from './attempt-observer.js';
+import { executionSandbox } from './attempt-sandbox.js';
 import { type AttemptContext, CONTEXT_VERSION, type ExecutionContext } from './context-schema.js';
 import { type ExecutionControl, switchAskedMessage } from './control.js';
 import { buildHandoffPrompt, type HandledMessage } from './handoff.js';
@@ -164,6 +165,15 @@ export async function drive(input: DriveInput, options: DriveOptions): Promise<D
   let before = await inspect(worktree, baseSha, branch, recorder);
   const gates = gatesEnabled(task.gates) ? task.gates : undefined;
   const baseBranch = gates && (await baseBranchOf(task.repo, task.baseRef));
+  const sandbox = await executionSandbox({
+    choice: task.sandbox,
+    execution: id,
+    worktree,
+    home,
+    hostEnv: options.hostEnv,
+    recorder,
+    firstDrive: progress.nextNumber === 1,
+  });
   /** Turns this drive delivered: one seen again was not finished by an attempt that switched. */
   const delivered = new Set<string>();
   let resumeSession = input.resumeSession;
@@ -264,6 +274,7 @@ export async function drive(input: DriveInput, options: DriveOptions): Promise<D
           ...(continued !== undefined && { resumedSession: continued.sessionId }),
           timeLeftMs: Math.max(0, input.deadline - Date.now()),
           prompt: firstPrompt,
+          sandboxed: sandbox !== undefined,
         },
         ref,
       );
@@ -278,6 +289,7 @@ export async function drive(input: DriveInput, options: DriveOptions): Promise<D
           eventsPath: home.eventsFile(id),
           settings: gates,
           worktree,
+          stateDir: home.root,
           branch,
           baseBranch,
           earlier: progress.attempts,
@@ -324,6 +336,7 @@ export async function drive(input: DriveInput, options: DriveOptions): Promise<D
           recorder,
           observer,
           ...(attemptGates !== undefined && { gates: attemptGates }),
+          ...(sandbox !== undefined && { sandbox }),
           ...(options.signal && { signal: options.signal }),
           ...(options.suspend && { suspend: options.suspend }),
           ...(options.control && { control: options.control }),

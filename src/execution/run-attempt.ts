@@ -1,8 +1,10 @@
 /**
  * Runs one turn of an attempt: starts the harness (or the simulator playing it) in the worktree with
- * a private home (resuming the attempt's harness session for a follow-up turn), turns its stdout into records as lines arrive, holds it to the execution's deadline and to
- * cancellation, and classifies how it ended. The process is started through src/proc, which owns
- * its process group; when this returns, no process of the attempt is left.
+ * a private home (resuming the attempt's harness session for a follow-up turn), in the execution's
+ * OS sandbox when it has one (attempt-sandbox.ts), turns its stdout into records as lines arrive,
+ * holds it to the execution's deadline and to cancellation, and classifies how it ended. The process
+ * is started through src/proc, which owns its process group; when this returns, no process of the
+ * attempt is left.
  */
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
@@ -12,17 +14,20 @@ import { setLongTimeout } from '../core/long-timer.js';
 import { isSimulatedHarness, SIMULATED_HARNESSES } from '../core/outcome.js';
 import type { GitIdentity, HarnessSpec } from '../core/task.js';
 import type { HarnessEvent } from '../events/schema.js';
-import { type AttemptGates, recordSeen } from '../gates/attempt-file.js';
+import { createSeenFile, recordSeen } from '../gates/attempt-file.js';
 import { gateArgv, gateShellCommand } from '../gates/command.js';
 import { dialectOf } from '../gates/dialects.js';
 import { workSeen } from '../gates/facts.js';
 import { GATE_DIR_ENV } from '../gates/hook-event.js';
-import type { Classification, HarnessAdapter } from '../harnesses/adapter.js';
+import type { Classification, CommandSpec, HarnessAdapter } from '../harnesses/adapter.js';
 import { harnessTimeZone } from '../harnesses/wall-time.js';
+import { sandboxed } from '../proc/sandbox.js';
 import { type InterruptSignal, spawnProcess } from '../proc/spawn.js';
 import { simulatedCommand } from '../simulators/launch.js';
 import { gitIdentityEnv } from '../workspace/git-identity.js';
+import type { WrittenGates } from './attempt-gates.js';
 import type { AttemptObserver } from './attempt-observer.js';
+import { type ExecutionSandbox, turnPolicy } from './attempt-sandbox.js';
 import { type ExecutionControl, switchAskedMessage } from './control.js';
 import { GateRecordRelay } from './gate-relay.js';
 import type { AttemptRef, Recorder } from './recorder.js';
@@ -70,7 +75,9 @@ export interface AttemptInput {
    * (attempt-gates.ts): the harness calls the gate runner through its hooks, or, for a harness
    * without hooks, the gates run on its event stream after the fact (stream-gates.ts).
    */
-  readonly gates?: AttemptGates;
+  readonly gates?: WrittenGates;
+  /** The execution's OS sandbox (attempt-sandbox.ts); absent: the harness runs without one. */
+  readonly sandbox?: ExecutionSandbox;
   /** Called right after the harness process is spawned, with its pid (= its process group id). */
   readonly onSpawned?: (pid: number) => void;
 }
@@ -112,7 +119,7 @@ export async function runAttempt(input: AttemptInput): Promise<AttemptResult> {
   if (input.suspend?.aborted) return ended(started, SUSPENDED, null, null);
 
   const events: HarnessEvent[] = [];
-  const gates = input.gates;
+  const gates = input.gates?.file;
   const hooked = gates !== undefined && input.adapter.hooks !== undefined;
   // The gates record operations themselves after every call when the hook says how each call exited;
   // otherwise the engine records them, from the stream, and tells nothing-twice what they pushed and opened.
@@ -164,9 +171,12 @@ export async function runAttempt(input: AttemptInput): Promise<AttemptResult> {
     );
     interrupt(early);
   };
+  // Made before the harness starts, so that a sandbox can bind it writable (only a file that exists can be).
+  if (hooked) createSeenFile(input.attemptDir);
+  const launch = input.sandbox ? sandboxedCommand(input, input.sandbox, spec, homeDir, hooked) : spec;
   const child = spawnProcess({
-    command: spec.command,
-    args: spec.args,
+    command: launch.command,
+    args: launch.args,
     cwd: input.worktree,
     env: spec.env,
     stdoutFile: join(input.attemptDir, 'stdout.log'),
@@ -214,6 +224,25 @@ export async function runAttempt(input: AttemptInput): Promise<AttemptResult> {
   return ended(started, classification, exit.exitCode, exit.signal);
 }
 
+/** `spec` as run in the execution's sandbox. */
+function sandboxedCommand(
+  input: AttemptInput,
+  sandbox: ExecutionSandbox,
+  spec: CommandSpec,
+  homeDir: string,
+  gateRunner: boolean,
+) {
+  const policy = turnPolicy(sandbox, {
+    worktree: input.worktree,
+    attemptDir: input.attemptDir,
+    homeDir,
+    gateRunner,
+    env: spec.env,
+    reads: [spec.command, ...(input.spec.simulate !== undefined ? [input.spec.simulate] : [])],
+  });
+  return sandboxed(spec, input.worktree, policy, sandbox.tools);
+}
+
 function harnessCommand(input: AttemptInput, homeDir: string) {
   const taskEnv: Record<string, string> = {};
   for (const name of input.spec.passEnv) {
@@ -242,6 +271,7 @@ function harnessCommand(input: AttemptInput, homeDir: string) {
       argv: gateArgv,
       homeDir,
       env,
+      gatesSha256: input.gates.sha256,
     });
     command = { ...installed, env: { ...installed.env, ...env } };
   }

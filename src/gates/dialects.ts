@@ -17,7 +17,12 @@ const DIALECTS: Readonly<Record<string, HookDialect>> = {
 
 /** The dialect of `harness`; throws an Error naming it when it has none. */
 export function dialectOf(harness: string): HookDialect {
-  const dialect = Object.hasOwn(DIALECTS, harness) ? DIALECTS[harness] : undefined;
+  const dialect = knownDialect(harness);
   if (dialect === undefined) throw new Error(`no hook dialect for harness ${JSON.stringify(harness)}`);
   return dialect;
+}
+
+/** The dialect of `harness`; undefined when there is no harness or it has no dialect. */
+export function knownDialect(harness: string | undefined): HookDialect | undefined {
+  return harness !== undefined && Object.hasOwn(DIALECTS, harness) ? DIALECTS[harness] : undefined;
 }

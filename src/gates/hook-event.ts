@@ -2,7 +2,9 @@
  * One hook event as every gate reads it, whichever harness called: HarmFlow's three gate events
  * (named after Claude Code's, whose protocol came first) and the normalized input of each. A harness's
  * hook dialect (src/harnesses/<harness>/hook-dialect.ts) turns its own hook JSON into a `HookInput`.
- * Plain data and one error class; cheap to import (the gate runner starts around every tool call).
+ * Also what the runner's command line carries besides the event (`GateArgs`), written by the hooks
+ * install and read by `harmflow gate`. Plain data, one error class and two small functions; cheap to
+ * import (the gate runner starts around every tool call).
  */
 import { EXIT, HarmflowError } from '../core/errors.js';
 import type { ToolCall, ToolResult } from './tool-call.js';
@@ -19,6 +21,40 @@ export type GateEvent = (typeof GATE_EVENTS)[number];
  * gate runner. Here, not in command.ts, so the runner's bundle does not carry what only the engine needs.
  */
 export const GATE_DIR_ENV = 'HARMFLOW_GATE_DIR';
+
+/**
+ * What the hook's command line tells the runner besides the event, written there by HarmFlow when it
+ * installs the hooks: the harness (so the runner answers in its protocol even when it cannot trust
+ * the gates file, which names it too) and the SHA-256 of the gates file HarmFlow wrote, which the
+ * runner checks the file against before it trusts anything in it. Either is absent only from a
+ * command line HarmFlow did not write; without the digest the runner refuses every call.
+ */
+export interface GateArgs {
+  readonly harness?: string;
+  readonly sha256?: string;
+}
+
+const GATE_FLAGS = { harness: '--harness', sha256: '--sha256' } as const;
+
+/** `args` as the command-line words that follow the event: `--harness <name> --sha256 <hex>`, those given. */
+export function gateArgsWords(args: GateArgs): string[] {
+  return (Object.keys(GATE_FLAGS) as (keyof GateArgs)[]).flatMap((name) => {
+    const value = args[name];
+    return value === undefined ? [] : [GATE_FLAGS[name], value];
+  });
+}
+
+/** The words after the event read back; a word it does not know, or a flag without its value, is undefined. */
+export function parseGateArgs(words: readonly string[]): GateArgs | undefined {
+  const args: { harness?: string; sha256?: string } = {};
+  for (let at = 0; at < words.length; at += 2) {
+    const [flag, value] = [words[at], words[at + 1]];
+    const key = (Object.keys(GATE_FLAGS) as (keyof GateArgs)[]).find((name) => GATE_FLAGS[name] === flag);
+    if (key === undefined || value === undefined) return undefined;
+    args[key] = value;
+  }
+  return args;
+}
 
 /** One hook event, normalized. `sessionId` is the harness's session when its hook input names one. */
 export type HookInput =

@@ -4,11 +4,15 @@
  * dialect, runs the built-in gates and then the task's custom gates, appends what it found to the
  * execution's events.jsonl (`source: "gate"`), and returns the answer for the harness.
  *
- * It never leaves the harness waiting on its own trouble: whatever fails — a missing or bad gates
- * file, input it cannot read, a custom gate that crashes, hangs past its timeout or answers nonsense
- * — is recorded as `gate.failed` where it can be, and the call is allowed, or denied when the gate
- * (or the gates as a whole, for the runner's own failures) is configured to fail closed. Only
- * `PreToolUse` can deny; after a call and at a stop the answer is always allow.
+ * The gate configuration fails closed: unless the gates file is there and its bytes have the SHA-256
+ * the hook's command line gives (the digest of the file HarmFlow wrote, attempt-file.ts), the runner
+ * trusts nothing in it and refuses every `PreToolUse` with one reason, recorded (`refuseAll`).
+ *
+ * Otherwise it never leaves the harness waiting on its own trouble: whatever fails — input it cannot
+ * read, a custom gate that crashes, hangs past its timeout or answers nonsense — is recorded as
+ * `gate.failed`, and the call is allowed, or denied when the gate (or the gates as a whole, for the
+ * runner's own failures) is configured to fail closed. Only `PreToolUse` can deny; after a call and at
+ * a stop the answer is always allow.
  *
  * What it records: for each call a `PreToolUse` hook asks about, one decision record, last —
  * `gate.denied` (the gate that refused, the message the agent read) or `gate.allowed` (the gates that
@@ -19,15 +23,15 @@
  */
 import { basename, dirname, join } from 'node:path';
 import type { HookAnswer, HookDialect } from '../harnesses/hooks.js';
-import { type AttemptGates, currentFacts, readAttemptGates, recordSeen } from './attempt-file.js';
+import { type AttemptGates, currentFacts, GatesFileError, readAttemptGates, recordSeen } from './attempt-file.js';
 import { opensPullRequest } from './builtin/nothing-twice.js';
 import { runCustomGate } from './custom.js';
-import { dialectOf } from './dialects.js';
+import { dialectOf, knownDialect } from './dialects.js';
 import { evaluate } from './evaluate.js';
 import { type GateFacts, type KnownPullRequest, workSeen } from './facts.js';
 import { forgePullRequests } from './forge.js';
-import { GATE_DIR_ENV, type GateEvent, type HookInput } from './hook-event.js';
-import { appendGateRecords, type GateRecord } from './records.js';
+import { GATE_DIR_ENV, type GateArgs, type GateEvent, type HookInput } from './hook-event.js';
+import { appendGateRecords, type GateRecord, type RecordTarget } from './records.js';
 import { resolveSettings } from './resolve.js';
 import type { ToolCall } from './tool-call.js';
 import { ALLOW, deny, type Verdict } from './verdict.js';
@@ -37,9 +41,11 @@ export interface GateCall {
   /** The hook's stdin, whole. */
   readonly stdin: string;
   readonly env: NodeJS.ProcessEnv;
+  /** What the hook's command line gives besides the event: the harness and the gates file's SHA-256. */
+  readonly args: GateArgs;
 }
 
-/** The answer, plus a line for stderr when the runner could not record a failure anywhere else. */
+/** The answer, plus a line for stderr: what the runner could not record anywhere else, or the reason of an exit 2. */
 export interface GateReply extends HookAnswer {
   readonly stderr?: string;
 }
@@ -47,14 +53,14 @@ export interface GateReply extends HookAnswer {
 /** Runs the gates for one hook call. Never throws and never rejects. */
 export async function runGate(call: GateCall): Promise<GateReply> {
   const dir = call.env[GATE_DIR_ENV];
-  if (!dir) return { stdout: '', exitCode: 0, stderr: `harmflow gate: ${GATE_DIR_ENV} is not set; allowing the call` };
   let gates: AttemptGates;
   let dialect: HookDialect;
   try {
-    gates = readAttemptGates(dir);
+    if (!dir) throw new GatesFileError('missing', `${GATE_DIR_ENV} is not set`);
+    gates = readAttemptGates(dir, call.args.sha256);
     dialect = dialectOf(gates.harness);
   } catch (error) {
-    return unrecorded(dir, call.event, `cannot read the gates of this attempt: ${messageOf(error)}`);
+    return refuseAll(call, dir, error);
   }
   const records: GateRecord[] = [];
   const trail: Trail = { ran: [], notes: [] };
@@ -228,24 +234,63 @@ function toolOf(call: ToolCall): { tool: string; toolId?: string } {
 }
 
 /**
- * The runner could not read its own gates file: it records the failure in the execution's log (two
- * levels up, where the engine keeps it) if it can, without a harness (the gates file names it), and
- * allows — it cannot know whether to fail closed, and a harness must never hang on HarmFlow's trouble.
+ * The runner cannot trust the attempt's gates file, or has none: it refuses every `PreToolUse` with
+ * one reason (after a call and at a stop it can only allow) and records each call in the execution's
+ * log, found from the state directory's layout (runs/<execution>/attempts/<n>), not from the file:
+ * `gate.failed` (gate `runner`) with what is wrong, then `gate.denied` for a call it can name. The
+ * harness is the one the command line names: its dialect reads the call and answers. Without one,
+ * a refusal is exit 2 with the reason on stderr, which each harness reads as a deny (Claude Code,
+ * Codex and Gemini CLI by their hook protocols; HarmFlow's OpenCode plugin by its own).
  */
-function unrecorded(dir: string, event: GateEvent, error: string): GateReply {
-  // runs/<execution>/attempts/<n>: the state directory's layout names the execution and the attempt.
+function refuseAll(call: GateCall, dir: string | undefined, error: unknown): GateReply {
+  const state = error instanceof GatesFileError ? error.state : 'missing';
+  const message = `HarmFlow's gate configuration is ${state}: every tool call is refused until the attempt ends.`;
+  const verdict = call.event === 'PreToolUse' ? deny(message) : ALLOW;
+  const dialect = knownDialect(call.args.harness);
+  const input = dialect === undefined ? undefined : readInput(dialect, call);
+  const called = input !== undefined && 'call' in input ? toolOf(input.call) : undefined;
+  const failed = { gate: 'runner', event: call.event, error: messageOf(error), decision: verdict.decision };
+  const records: GateRecord[] = [{ type: 'gate.failed', data: { ...failed, ...called } }];
+  if (verdict.decision === 'deny' && called !== undefined) {
+    records.push({ type: 'gate.denied', data: { gate: 'runner', ...called, message } });
+  }
+  const harness = dialect === undefined ? undefined : call.args.harness;
+  const unrecorded = dir === undefined ? messageOf(error) : append(layoutTarget(dir, harness), records);
+  // Without a dialect the reason itself goes on stderr: a note there would be read as part of it.
+  if (dialect === undefined && verdict.decision === 'deny') return { stdout: '', exitCode: 2, stderr: message };
+  const answer = dialect?.answer(call.event, verdict) ?? { stdout: '', exitCode: 0 };
+  const done = verdict.decision === 'deny' ? 'refused' : 'allowed';
+  return unrecorded === undefined ? answer : { ...answer, stderr: `harmflow gate: ${unrecorded}; ${done} the call` };
+}
+
+/** The hook's input read in `dialect`; undefined when it cannot be read (the records then name no call). */
+function readInput(dialect: HookDialect, call: GateCall): HookInput | undefined {
+  try {
+    return dialect.parse(call.event, call.stdin);
+  } catch {
+    return undefined;
+  }
+}
+
+/** Who records go to for the attempt directory `dir`, runs/<execution>/attempts/<n>, by the state directory's layout. */
+function layoutTarget(dir: string, harness: string | undefined): RecordTarget {
   const runDir = dirname(dirname(dir));
   const attempt = Number.parseInt(basename(dir), 10);
-  const target = {
+  return {
     eventsPath: join(runDir, 'events.jsonl'),
     execution: basename(runDir),
     attempt: Number.isNaN(attempt) ? 1 : attempt,
+    ...(harness !== undefined && { harness }),
   };
+}
+
+/** Appends `records`; what went wrong when it could not, for stderr. */
+function append(target: RecordTarget, records: readonly GateRecord[]): string | undefined {
   try {
-    appendGateRecords(target, [{ type: 'gate.failed', data: { gate: 'runner', event, error, decision: 'allow' } }]);
-    return { stdout: '', exitCode: 0 };
-  } catch {
-    return { stdout: '', exitCode: 0, stderr: `harmflow gate: ${error}; allowing the call` };
+    appendGateRecords(target, records);
+    return undefined;
+  } catch (error) {
+    return `cannot append to ${target.eventsPath}: ${messageOf(error)}`;
   }
 }
 

@@ -18,7 +18,7 @@ import { POSTGRES_AVAILABLE } from '../store/postgres.js';
 import { driveClusters, logLines } from './drive-fixture.js';
 import { waitFor } from './fixture.js';
 import { REDIS_AVAILABLE } from './redis.js';
-import { dirs, newMachine } from './workspace-fixture.js';
+import { newMachine } from './workspace-fixture.js';
 
 const MINUTE = 60_000;
 
@@ -27,9 +27,9 @@ describe.runIf(REDIS_AVAILABLE && POSTGRES_AVAILABLE)('driveClusterJob fenced by
 
   it("ends quietly when the store refuses the attempt's end after another worker took the lease", async () => {
     const { opened, store, reported, deps, create, writeScenario } = await setUp();
-    const flag = join(await dirs.make(), 'go');
-    // The harness waits for the test's go, then crashes: its attempt's end is the first write after it.
-    await writeScenario([{ run: `while [ ! -e '${flag}' ]; do sleep 0.05; done` }, { end: 'crash' }]);
+    // The harness waits for the test's go (a file in its worktree, which its sandbox shows), then
+    // crashes: its attempt's end is the first write after it.
+    await writeScenario([{ run: 'while [ ! -e go ]; do sleep 0.05; done' }, { end: 'crash' }]);
     const { id: execution } = await create();
     const machine = await newMachine();
     await opened.startWorker({
@@ -52,7 +52,7 @@ describe.runIf(REDIS_AVAILABLE && POSTGRES_AVAILABLE)('driveClusterJob fenced by
       [execution],
     );
     expect(await opened.leases.acquireLease(execution, 'worker-b', MINUTE)).toBe(2);
-    await writeFile(flag, '');
+    await writeFile(join(machine.home.worktree(execution), 'go'), '');
 
     // The handler returns and the job is handed back, then waits for worker-b's lease.
     await waitFor(

@@ -110,6 +110,7 @@ describe('schemas/task.schema.json', () => {
       'countManualSwitches',
       'switchAtUtilization',
       'gates',
+      'sandbox',
     ]);
     expect(schema.properties?.repo?.default).toBe('.');
     expect(schema.properties?.baseRef?.default).toBe('HEAD');

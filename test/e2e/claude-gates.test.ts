@@ -31,8 +31,9 @@ const lab = realCliLab(enabled, () => ({
 describe.skipIf(!enabled)('gates with the real claude-code CLI', () => {
   it('a PreToolUse deny is honoured and read by the model; a PostToolUse commit is recorded by the gate, every line whole; a failed call reaches the gates with its exit code', async () => {
     const connection = connectHarness('claude-code', { url: lab.api.url, script: 'gates' });
-    // A custom gate that keeps what it is given after each call: a failed call reaches it too.
-    const seen = join(lab.bench.dir, 'post-tool-use.jsonl');
+    // A custom gate that keeps what it is given after each call: a failed call reaches it too. It runs
+    // in the worktree, inside the sandbox with the harness, so it keeps it there.
+    const seen = 'post-tool-use.jsonl';
     const task = lab.bench.task({
       harness: {
         harness: 'claude-code',
@@ -41,7 +42,7 @@ describe.skipIf(!enabled)('gates with the real claude-code CLI', () => {
         passEnv: Object.keys(GIT_IDENTITY),
       },
       timeout: '3m',
-      gates: { custom: [{ name: 'keep', command: `cat >> '${seen}'; echo >> '${seen}'`, events: ['PostToolUse'] }] },
+      gates: { custom: [{ name: 'keep', command: `cat >> ${seen}; echo >> ${seen}`, events: ['PostToolUse'] }] },
     });
     const baseMain = git(lab.bench.origin, 'rev-parse', 'main');
     const result = await lab.bench.run(task, { hostEnv: { ...process.env, ...GIT_IDENTITY, PATH: REAL_PATH } });
@@ -76,7 +77,7 @@ describe.skipIf(!enabled)('gates with the real claude-code CLI', () => {
     expect(git(result.worktree, 'log', '-1', '--format=%s')).toBe('Add gated.txt');
 
     // Claude Code reports the failed call as PostToolUseFailure; the gates read it as a failed call with its exit code.
-    const posts = readFileSync(seen, 'utf8')
+    const posts = readFileSync(join(lab.bench.home.worktree(result.id), seen), 'utf8')
       .split('\n')
       .filter(Boolean)
       .map((line) => JSON.parse(line) as { call: { command?: string }; result: { ok: boolean; exitCode?: number } });

@@ -210,6 +210,7 @@ export async function runHooked(
     argv: (event) => [process.execPath, hook, event],
     homeDir,
     env: gateEnv,
+    gatesSha256: 'hook-lab'.padEnd(64, '0'),
   });
   prepareHome(installed, homeDir);
 

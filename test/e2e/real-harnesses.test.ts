@@ -12,6 +12,7 @@ import type { HarnessName } from '../../src/core/outcome.js';
 import type { HarnessSpec } from '../../src/core/task.js';
 import { readEvents } from '../../src/events/log.js';
 import { AttemptObserver } from '../../src/execution/attempt-observer.js';
+import { executionSandbox } from '../../src/execution/attempt-sandbox.js';
 import { ExecutionContext } from '../../src/execution/context-schema.js';
 import { Recorder } from '../../src/execution/recorder.js';
 import { runAttempt } from '../../src/execution/run-attempt.js';
@@ -19,7 +20,7 @@ import { getAdapter } from '../../src/harnesses/registry.js';
 import { connectHarness } from '../../src/simulators/model-api/connect.js';
 import type { ReplySpec } from '../../src/simulators/model-api/script.js';
 import { GIT_IDENTITY } from '../execution/fixture.js';
-import { REAL_PATH, realCliLab, realHarnessesAvailable } from './real-harnesses.js';
+import { attemptsSandboxed, REAL_PATH, realCliLab, realHarnessesAvailable, SANDBOXED } from './real-harnesses.js';
 
 const HARNESSES = ['claude-code', 'codex', 'gemini', 'opencode'] as const satisfies readonly HarnessName[];
 const enabled = realHarnessesAvailable(HARNESSES);
@@ -93,6 +94,7 @@ describe.skipIf(!enabled).each(HARNESSES)('the real %s CLI', (harness) => {
     expect(result.attempts.map((a) => [a.outcome, a.message])).toEqual([['completed', expect.any(String)]]);
     expect(readFileSync(join(result.worktree, 'edited.txt'), 'utf8')).toBe(`edited by ${harness}\n`);
     const records = readEvents(lab.bench.home.eventsFile(result.id));
+    expect(attemptsSandboxed(records)).toEqual([SANDBOXED]);
     const sessionId = records.find((r) => r.type === 'session.started')?.data;
     expect(sessionId).toBeDefined();
     const fileChange = records.find((r) => r.type === 'operation' && r.data.kind === 'file_change');
@@ -116,6 +118,18 @@ describe.skipIf(!enabled).each(HARNESSES)('the real %s CLI', (harness) => {
     };
     if (!attempt?.sessionId) throw new Error('the first turn reported no session');
     const observer = new AttemptObserver('t', result.worktree);
+    const recorder = new Recorder({ append: (record) => events.push(record.type) }, result.id);
+    // In the sandbox an execution's turns get (none where bubblewrap cannot make one).
+    const sandbox = await executionSandbox({
+      choice: undefined,
+      execution: result.id,
+      worktree: result.worktree,
+      home: lab.bench.home,
+      hostEnv: process.env,
+      recorder,
+      firstDrive: false,
+    });
+    expect(sandbox !== undefined).toBe(SANDBOXED);
     const followUp = await runAttempt({
       ref: { number: 1, harness },
       adapter: getAdapter(harness),
@@ -128,8 +142,9 @@ describe.skipIf(!enabled).each(HARNESSES)('the real %s CLI', (harness) => {
       interruptBudgetMs: 2_000,
       path: REAL_PATH,
       hostEnv: { ...process.env, ...GIT_IDENTITY },
-      recorder: new Recorder({ append: (record) => events.push(record.type) }, result.id),
+      recorder,
       observer,
+      ...(sandbox !== undefined && { sandbox }),
     });
     expect(followUp.outcome).toBe('completed');
     expect(observer.sessionId).toBe(attempt.sessionId);
@@ -189,6 +204,7 @@ describe.skipIf(!enabled)('chains of real CLIs', () => {
         [first, 'quota_exhausted'],
         [second, 'completed'],
       ]);
+      expect(attemptsSandboxed(readEvents(lab.bench.home.eventsFile(result.id)))).toEqual([SANDBOXED, SANDBOXED]);
       const firstFile = `from-${first.split('-')[0]}.txt`;
       expect(existsSync(join(result.worktree, firstFile))).toBe(true);
       expect(existsSync(join(result.worktree, `from-${second}.txt`))).toBe(true);

@@ -8,18 +8,31 @@
 import { delimiter } from 'node:path';
 import { afterAll, afterEach, beforeAll, beforeEach } from 'vitest';
 import type { HarnessName } from '../../src/core/outcome.js';
+import type { EventRecord } from '../../src/events/schema.js';
 import { getAdapter } from '../../src/harnesses/registry.js';
 import { findExecutable } from '../../src/proc/which.js';
 import { connectHarness } from '../../src/simulators/model-api/connect.js';
 import type { ScriptsSpec } from '../../src/simulators/model-api/script.js';
 import { type ModelApi, startModelApi } from '../../src/simulators/model-api/server.js';
 import { type Bench, GIT_IDENTITY, makeBench } from '../execution/fixture.js';
+import { bwrapTools } from '../proc/bwrap.js';
 
 export const HARNESS_BIN_DIRS = (process.env.HARMFLOW_HARNESS_BIN_DIRS ?? '').split(delimiter).filter(Boolean);
 const REQUIRED = process.env.HARMFLOW_REQUIRE_HARNESSES === '1';
 
 /** The PATH that holds the real CLIs first. */
 export const REAL_PATH = [...HARNESS_BIN_DIRS, process.env.PATH ?? '/usr/bin:/bin'].join(delimiter);
+
+/**
+ * Whether the CLIs run sandboxed here, as every task does by default where bubblewrap works (with
+ * HARMFLOW_REQUIRE_BWRAP=1, CI, its absence fails the tests that import this).
+ */
+export const SANDBOXED = (await bwrapTools()) !== undefined;
+
+/** Whether each attempt of an execution ran in the OS sandbox, from its `attempt.started` records. */
+export function attemptsSandboxed(records: readonly EventRecord[]): (boolean | undefined)[] {
+  return records.flatMap((record) => (record.type === 'attempt.started' ? [record.data.sandboxed] : []));
+}
 
 let announced = false;
 

@@ -66,8 +66,11 @@ describe('a real harness on PATH', () => {
     });
     expect(result.attempts.map((a) => [a.outcome, a.simulated])).toEqual([['failed', false]]);
     expect(result.attempts[0]?.message).toContain('Reached maximum number of turns');
-    // The raw stdout is kept as the attempt's log, beside the gates file its hooks read.
+    // The raw stdout is kept as the attempt's log, beside the gates file, the hook settings its hooks
+    // read and the file of what the gates saw (made before the sandboxed harness starts).
     expect(readdirSync(bench.home.attemptDir(result.id, 1)).sort()).toEqual([
+      'claude-code-hooks.json',
+      'gate-seen.jsonl',
       'gates.json',
       'home',
       'pgid',

@@ -1,8 +1,9 @@
 /**
  * A real attempt directory for the gate runner's tests: a temp state directory laid out as the engine
  * lays it out (runs/<execution>/attempts/<n>/gates.json beside the execution's events.jsonl), written
- * by the engine's own `writeAttemptGates`, and helpers to build Claude Code hook input and read back
- * the records the runner appended, through the event schema.
+ * by the engine's own `writeAttemptGates`, the command-line arguments the hooks HarmFlow installs give
+ * the runner (the harness, the file's SHA-256 as the engine kept it), and helpers to build Claude
+ * Code hook input and read back the records the runner appended, through the event schema.
  */
 import { mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -12,6 +13,7 @@ import { GatesConfig, type GatesConfig as GatesSection } from '../../src/core/ga
 import { type EventRecord, parseEventRecord } from '../../src/events/schema.js';
 import { writeAttemptGates } from '../../src/execution/attempt-gates.js';
 import type { AttemptContext } from '../../src/execution/context-schema.js';
+import type { GateArgs } from '../../src/gates/hook-event.js';
 
 export const EXECUTION = '01jgatetest';
 export const BRANCH = 'harmflow/gates-01jgatetest';
@@ -22,6 +24,8 @@ export interface GateAttempt {
   readonly attemptDir: string;
   readonly eventsPath: string;
   readonly env: NodeJS.ProcessEnv;
+  /** The runner's command-line arguments, as the installed hooks give them. */
+  readonly args: GateArgs;
   /** Every line of events.jsonl read through the schema; a line that does not parse fails the test. */
   records(): EventRecord[];
   cleanup(): void;
@@ -43,14 +47,16 @@ export function gateAttempt(options: GateAttemptOptions = {}): GateAttempt {
   const attempt = options.attempt ?? 1;
   const attemptDir = join(runDir, 'attempts', String(attempt));
   const eventsPath = join(runDir, 'events.jsonl');
-  writeAttemptGates({
+  const harness = options.harness ?? 'claude-code';
+  const { sha256 } = writeAttemptGates({
     execution: EXECUTION,
     attempt,
-    harness: options.harness ?? 'claude-code',
+    harness,
     attemptDir,
     eventsPath,
     settings: GatesConfig.parse(options.section ?? {}),
     worktree,
+    stateDir: root,
     branch: BRANCH,
     baseBranch: 'main',
     earlier: options.earlier ?? [],
@@ -61,6 +67,7 @@ export function gateAttempt(options: GateAttemptOptions = {}): GateAttempt {
     attemptDir,
     eventsPath,
     env: { ...process.env, HARMFLOW_GATE_DIR: attemptDir },
+    args: { harness, sha256 },
     records() {
       let text: string;
       try {

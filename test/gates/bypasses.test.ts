@@ -90,6 +90,10 @@ const SECOND_PR = [
   /nothing-twice gate refused/,
   /already has a pull request, https:\/\/github.com\/acme\/app\/pull\/7/,
 ];
+/** A push whose refspecs come at run time. */
+const RUN_TIME = /if the arguments added at run time, which the gates cannot see, name it/;
+const RUN_TIME_DELETE = [/workspace gate refused/, /would delete what is named at run time/, /find <folder>/];
+const GATE_DIR = [/workspace gate refused/, /names \$HARMFLOW_GATE_DIR, the gate configuration/];
 const FETCHED = [/commands gate refused/, /\(rule pipe-to-shell\): it runs code downloaded a moment ago/];
 const HIDDEN = [/commands gate refused/, /\(rule hidden-command\): the gates cannot see what/];
 const literal = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
@@ -151,6 +155,12 @@ const BYPASSES: readonly Row[] = [
   wrapped('parallel ::: "rm -rf /opt"', DELETE_OPT),
   wrapped('echo x | xargs git push -f origin main', FORCE_BASE),
   wrapped('echo x | xargs -0 -n1 rm -rf /opt', DELETE_OPT),
+  // What xargs adds at run time: a push's refspec, a delete's paths.
+  wrapped('echo HEAD:main | xargs git push -f origin', [...FORCE_BASE.slice(0, 1), RUN_TIME]),
+  wrapped('echo main | xargs git push origin', [...PUSH_BASE.slice(0, 1), RUN_TIME]),
+  wrapped('parallel git push -f origin < refs.txt', [...FORCE_BASE.slice(0, 1), RUN_TIME]),
+  ['echo /opt | xargs rm -rf', shell('echo /opt | xargs rm -rf'), FACTS, 'workspace', RUN_TIME_DELETE],
+  ['xargs -a list.txt rm -f', shell('xargs -a list.txt rm -f'), FACTS, 'workspace', RUN_TIME_DELETE],
   wrapped('find . -maxdepth 0 -exec git push -f origin main \\;', FORCE_BASE),
   wrapped('find /opt -maxdepth 1 -exec rm -rf {} +', [/\(rule recursive-delete\): it would delete .*\/opt/]),
   wrapped('find /opt -execdir rm -r {} \\;', [/\(rule recursive-delete\): it would delete .*\/opt/]),
@@ -282,6 +292,15 @@ const BYPASSES: readonly Row[] = [
   ],
 
   // HarmFlow's state directory under the temp directory: other executions, the database.
+  ['rm $HARMFLOW_GATE_DIR/gates.json', shell('rm -f "$HARMFLOW_GATE_DIR/gates.json"'), FACTS, 'workspace', GATE_DIR],
+  [
+    `> \${HARMFLOW_GATE_DIR}/gates.json`,
+    shell(`printf '{}' > \${HARMFLOW_GATE_DIR}/gates.json`),
+    FACTS,
+    'workspace',
+    GATE_DIR,
+  ],
+  ['chmod $HARMFLOW_GATE_DIR', shell('chmod -R u+w $HARMFLOW_GATE_DIR'), FACTS, 'workspace', GATE_DIR],
   ['rm -rf the other run', shell(`rm -rf ${OTHER_RUN}`), FACTS, 'commands', [/\(rule recursive-delete\)/, STATE_DIR]],
   ['rm -rf ../01jother', shell('rm -rf ../01jother'), FACTS, 'commands', [/\(rule recursive-delete\)/, STATE_DIR]],
   ['rm -rf all runs', shell(`rm -rf ${STATE}/runs`), FACTS, 'commands', [/\(rule recursive-delete\)/, STATE_DIR]],
@@ -344,6 +363,9 @@ const CONTROLS: readonly (readonly [name: string, call: ToolCall])[] = [
     'find . -type f -exec grep -l foo {} +',
     'git ls-files | xargs grep -n foo',
     'xargs grep foo < files.txt',
+    "grep -rl foo src | xargs sed -i 's/foo/bar/'",
+    `echo ${BRANCH} | xargs git push origin --dry-run`,
+    'cat "$HARMFLOW_GATE_DIR/gates.json"',
     'python3 script.py',
     "python3 -c 'print(1 + 1)'",
     "node -e 'console.log(process.version)'",

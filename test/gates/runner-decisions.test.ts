@@ -50,7 +50,7 @@ describe('runGate: one decision record per PreToolUse', () => {
       ['t-strict', 'echo strict', 'gate.denied'],
     ];
     for (const [id, command] of calls) {
-      await runGate({ event: 'PreToolUse', stdin: preBash(command, at.worktree, id), env: at.env });
+      await runGate({ event: 'PreToolUse', stdin: preBash(command, at.worktree, id), env: at.env, args: at.args });
     }
     const records = at.records();
     for (const [id, , decision] of calls) {
@@ -86,7 +86,7 @@ describe('runGate: one decision record per PreToolUse', () => {
         ],
       },
     });
-    await runGate({ event: 'PreToolUse', stdin: preBash('npm test', at.worktree, 't-1'), env: at.env });
+    await runGate({ event: 'PreToolUse', stdin: preBash('npm test', at.worktree, 't-1'), env: at.env, args: at.args });
     expect(at.records()).toMatchObject([
       { type: 'gate.allowed', data: { tool: 'Bash', toolId: 't-1', gates: ['commands', 'first', 'second'] } },
     ]);
@@ -94,13 +94,18 @@ describe('runGate: one decision record per PreToolUse', () => {
 
   it('with every gate off, still records the allow, with no gates', async () => {
     const at = open({ section: { nothingTwice: false, workspace: false, commands: false } });
-    await runGate({ event: 'PreToolUse', stdin: preBash('rm -rf /', at.worktree, 't-1'), env: at.env });
+    await runGate({ event: 'PreToolUse', stdin: preBash('rm -rf /', at.worktree, 't-1'), env: at.env, args: at.args });
     expect(at.records().map((record) => record.data)).toStrictEqual([{ tool: 'Bash', toolId: 't-1', gates: [] }]);
   });
 
   it('carries what the gates could not check as notes, prefixed with each gate’s name', async () => {
     const at = open();
-    await runGate({ event: 'PreToolUse', stdin: preBash('rm -rf "$OUT"', at.worktree, 't-1'), env: at.env });
+    await runGate({
+      event: 'PreToolUse',
+      stdin: preBash('rm -rf "$OUT"', at.worktree, 't-1'),
+      env: at.env,
+      args: at.args,
+    });
     expect(at.records().map((record) => [record.type, record.data])).toStrictEqual([
       [
         'gate.allowed',
@@ -120,7 +125,12 @@ describe('runGate: one decision record per PreToolUse', () => {
   it('carries the forge’s failure to answer (nothing-twice) in the same record', async () => {
     // The worktree is no git repository: `gh pr list` fails there, whether or not gh is installed.
     const at = open();
-    await runGate({ event: 'PreToolUse', stdin: preBash('gh pr create --fill', at.worktree, 't-1'), env: at.env });
+    await runGate({
+      event: 'PreToolUse',
+      stdin: preBash('gh pr create --fill', at.worktree, 't-1'),
+      env: at.env,
+      args: at.args,
+    });
     const records = at.records();
     expect(records).toHaveLength(1);
     expect(records[0]).toMatchObject({ type: 'gate.allowed', data: { gates: BUILT_IN } });
@@ -130,7 +140,7 @@ describe('runGate: one decision record per PreToolUse', () => {
 
   it('writes the allow compactly: one line, no notes key when there is nothing to note', async () => {
     const at = open();
-    await runGate({ event: 'PreToolUse', stdin: preBash('npm test', at.worktree, 't-1'), env: at.env });
+    await runGate({ event: 'PreToolUse', stdin: preBash('npm test', at.worktree, 't-1'), env: at.env, args: at.args });
     const lines = readFileSync(at.eventsPath, 'utf8').split('\n');
     expect(lines).toHaveLength(2);
     expect(lines[1]).toBe('');
@@ -152,6 +162,7 @@ describe('runGate: one decision record per PreToolUse', () => {
         tool_use_id: 'call_1',
       }),
       env: at.env,
+      args: at.args,
     });
     expect(reply.exitCode).toBe(0);
     expect(at.records()).toMatchObject([
@@ -161,7 +172,7 @@ describe('runGate: one decision record per PreToolUse', () => {
 
   it('hook input it cannot read names no call: gate.failed is its only record', async () => {
     const at = open();
-    await runGate({ event: 'PreToolUse', stdin: 'not json', env: at.env });
+    await runGate({ event: 'PreToolUse', stdin: 'not json', env: at.env, args: at.args });
     expect(at.records().map((record) => record.type)).toStrictEqual(['gate.failed']);
   });
 });
@@ -169,11 +180,12 @@ describe('runGate: one decision record per PreToolUse', () => {
 describe('runGate: no decision record after a call or at a stop', () => {
   it('records only operations on PostToolUse, and nothing on Stop', async () => {
     const at = open({ section: { custom: [customGate('after', 'exit 0', { events: ['PostToolUse', 'Stop'] })] } });
-    await runGate({ event: 'PostToolUse', stdin: postBash('npm test', 'ok', at.worktree), env: at.env });
+    await runGate({ event: 'PostToolUse', stdin: postBash('npm test', 'ok', at.worktree), env: at.env, args: at.args });
     await runGate({
       event: 'Stop',
       stdin: JSON.stringify({ session_id: 's1', cwd: at.worktree, hook_event_name: 'Stop', stop_hook_active: false }),
       env: at.env,
+      args: at.args,
     });
     const types = at.records().map((record) => record.type);
     expect(types.filter((type) => type.startsWith('gate.'))).toStrictEqual([]);

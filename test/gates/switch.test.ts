@@ -75,14 +75,18 @@ describe('gates across a switch (simulated claude-code → codex)', () => {
   }, 60_000);
 
   it('a failed call reaches the gates with its exit code (Claude Code’s PostToolUseFailure, as sim plays it)', async () => {
-    const seen = join(bench.dir, 'post.jsonl');
     const scenario = bench.scenario('fails', { steps: [{ run: 'echo failing; exit 3' }, { end: 'complete' }] });
+    // A custom gate runs in the worktree, inside the sandbox with the harness: it keeps what it reads there.
     const task = bench.task({
       harness: simulated('claude-code', scenario),
-      gates: { custom: [{ name: 'keep', command: `cat >> '${seen}'`, events: ['PostToolUse'] }] },
+      gates: { custom: [{ name: 'keep', command: 'cat >> post.jsonl', events: ['PostToolUse'] }] },
     });
-    expect((await bench.run(task)).state).toBe('succeeded');
-    const post = JSON.parse(readFileSync(seen, 'utf8')) as { call: { command: string }; result: unknown };
+    const result = await bench.run(task);
+    expect(result.state).toBe('succeeded');
+    const post = JSON.parse(readFileSync(join(bench.home.worktree(result.id), 'post.jsonl'), 'utf8')) as {
+      call: { command: string };
+      result: unknown;
+    };
     expect(post.call.command).toBe('echo failing; exit 3');
     expect(post.result).toStrictEqual({ ok: false, output: 'Exit code 3\nfailing', exitCode: 3 });
   }, 60_000);

@@ -27,10 +27,14 @@ export function commandInput(extra: Pick<CommandInput, 'extraArgs' | 'env'>): Co
   };
 }
 
+/** A gates file's SHA-256, as the engine passes it to the hooks. */
+export const GATES_SHA256 = 'c0ffee'.padEnd(64, '0');
+
 /** The gate runner as the engine gives it, at a path with a space (quoting is part of the contract). */
 export const GATE: HookInstallInput = {
   shellCommand: (event) => `'/opt/harm flow/bin/harmflow' gate ${event}`,
   argv: (event) => ['/opt/harm flow/bin/harmflow', 'gate', event],
   homeDir: '/state/runs/e1/attempts/2/home',
   env: { HARMFLOW_GATE_DIR: '/state/runs/e1/attempts/2' },
+  gatesSha256: GATES_SHA256,
 };

@@ -96,13 +96,13 @@ const RULES: Readonly<Record<CommandRuleId, Rule>> = {
   'force-push-base': (command, { facts }) => {
     const hit = basePushTargets(command, facts).find((target) => target.rewrites);
     if (hit === undefined || facts.baseBranch === undefined) return undefined;
-    return `it would rewrite ${facts.baseBranch}, the base branch this execution started from. ${pushElsewhere(facts)}`;
+    return `it would rewrite ${facts.baseBranch}, the base branch this execution started from${runTimeTargets(command)}. ${pushElsewhere(facts)}`;
   },
   'push-base': (command, { facts }) => {
     const hit = basePushTargets(command, facts)[0];
     if (hit === undefined || facts.baseBranch === undefined) return undefined;
     const act = hit.deletes ? 'delete' : 'push to';
-    return `it would ${act} ${facts.baseBranch}, the base branch; work reaches the base through a reviewed pull request. ${pushElsewhere(facts)}`;
+    return `it would ${act} ${facts.baseBranch}, the base branch${runTimeTargets(command)}; work reaches the base through a reviewed pull request. ${pushElsewhere(facts)}`;
   },
   'recursive-delete': (command, { line, facts, places, notes }) => {
     if (command.name !== 'rm') return undefined;
@@ -157,7 +157,14 @@ function basePushTargets(command: RunCommand, facts: GateFacts): PushTarget[] {
   const git = gitCommand(command.words);
   const push = git && gitPush(git, facts.branch);
   if (!push || push.dryRun || facts.baseBranch === undefined) return [];
-  return push.targets.filter((target) => target.branch === '*' || target.branch === facts.baseBranch);
+  // `… | xargs git push -f origin`: what it pushes is added at run time, and may be the base.
+  const unseen = command.appends ? [{ branch: '*', rewrites: push.forceOptions.length > 0, deletes: false }] : [];
+  return [...push.targets, ...unseen].filter((target) => target.branch === '*' || target.branch === facts.baseBranch);
+}
+
+/** How a push whose refspecs come at run time (`xargs`, `parallel`) may reach the base branch, for messages. */
+function runTimeTargets(command: RunCommand): string {
+  return command.appends ? ' — if the arguments added at run time, which the gates cannot see, name it' : '';
 }
 
 function pushElsewhere(facts: GateFacts): string {

@@ -30,6 +30,7 @@
 import { type RunCommand, runCommands } from '../command-line.js';
 import type { GateFacts } from '../facts.js';
 import { actsOnEntry, gitCommand, writtenFiles } from '../file-writes.js';
+import { GATE_DIR_ENV } from '../hook-event.js';
 import { linksMade, type MadeLink, throughLinksMade } from '../links-made.js';
 import { isInside, type PathTarget, type Places, placesOf, plainPath, throughLink, wordPath } from '../paths.js';
 import type { ShellWord } from '../shell.js';
@@ -128,6 +129,7 @@ function commandRefusal(command: RunCommand, bench: Bench, notes: string[]): str
   const { facts, judge, where, links } = bench;
   const redirected = command.redirections.filter((each) => each.writes).map((each) => each.target);
   for (const word of [...redirected, ...writtenFiles(command.words)]) {
+    if (GATE_DIR_WORD.test(word.value)) return namesGateDir(command, where);
     // `rm lnk` and `mv lnk x` act on the link; writes go through it.
     const followLast = redirected.includes(word) || !actsOnEntry(command.words, word);
     const found = wordPath(word, command.cwd, facts.home, followLast);
@@ -135,6 +137,10 @@ function commandRefusal(command: RunCommand, bench: Bench, notes: string[]): str
     const forbidden = target && judge(target, true);
     if (target === undefined) notes.push(`could not tell where "${word.value}" is, in \`${command.text}\``);
     else if (forbidden) return `\`${command.text}\` would write ${describe(target)}${where(forbidden)}.`;
+  }
+  if (command.appends && command.name === 'rm') {
+    // `… | xargs rm -rf`: what it deletes is read at run time. `find … -delete` or `-exec rm {} +` says where.
+    return `\`${command.text}\` would delete what is named at run time (arguments added by xargs or parallel), which the gates cannot see; use \`find <folder> … -delete\` or \`find <folder> … -exec rm {} +\`, whose folder they check.`;
   }
   if (command.appends) notes.push(`could not tell all that \`${command.text}\` changes (arguments added at run time)`);
   const git = gitCommand(command.words);
@@ -152,6 +158,7 @@ function commandRefusal(command: RunCommand, bench: Bench, notes: string[]): str
   }
   const reads = READING_COMMANDS.has(command.name) || (git !== undefined && GIT_READS.has(git.verb ?? ''));
   if (command.name === '' || reads) return undefined;
+  if (command.words.some((word) => GATE_DIR_WORD.test(word.value))) return namesGateDir(command, where);
   const named = stateOperand(command, facts, judge);
   if (named !== undefined) return `\`${command.text}\` names ${describe(named)}${where('state')}.`;
   if (command.cwd === undefined) {
@@ -164,6 +171,17 @@ function commandRefusal(command: RunCommand, bench: Bench, notes: string[]): str
   if (forbidden === undefined) return undefined;
   const moved = command.movedBy === undefined ? '' : ` (after \`cd ${command.movedBy}\`)`;
   return `\`${command.text}\` would run in ${describe(place)}${moved}${where(forbidden)}; only commands that read may run there.`;
+}
+
+/**
+ * `$HARMFLOW_GATE_DIR` (or `${HARMFLOW_GATE_DIR}`) in a word: the attempt's folder, whose value the
+ * runner does not substitute. It is in HarmFlow's state directory, where no task has anything to do.
+ */
+const GATE_DIR_WORD = new RegExp(`\\$\\{?${GATE_DIR_ENV}\\b`);
+
+/** The refusal of `command`, which writes or acts on something under `$HARMFLOW_GATE_DIR`. */
+function namesGateDir(command: RunCommand, where: Bench['where']): string {
+  return `\`${command.text}\` names $${GATE_DIR_ENV}, the gate configuration of this attempt${where('state')}.`;
 }
 
 /**

@@ -1,9 +1,9 @@
 /**
  * Installs HarmFlow's gates into one Codex turn (verified against codex-cli 0.171.0 `exec`, notes in
  * docs/harnesses.md): a `hooks.json` in the attempt's private `$CODEX_HOME` that runs the gate runner
- * on `PreToolUse`, `PostToolUse` and `Stop`, and `--dangerously-bypass-hook-trust`, without which
+ * (`gateRunner`: with the gates file's digest) on `PreToolUse`, `PostToolUse` and `Stop`, and `--dangerously-bypass-hook-trust`, without which
  * Codex skips every hook it has not been told to trust — silently, with no warning in `--json`
- * output. The user's own configuration is never read or written. Pure.
+ * output. The user's own configuration is never read or written. Pure but for the digest.
  *
  * With the flag, Codex emits two `item.completed` items of type `error` ("`--dangerously-bypass-hook-trust`
  * is enabled…") at the start of every turn; they are warnings, not failures. Hooks in the worktree's
@@ -12,7 +12,7 @@
 import { posix } from 'node:path';
 import type { GateEvent } from '../../gates/hook-event.js';
 import type { CommandSpec } from '../adapter.js';
-import type { HarnessHooks, HookInstallInput } from '../hooks.js';
+import { type GateRunner, gateRunner, type HarnessHooks, type HookInstallInput } from '../hooks.js';
 import { CODEX_CONFIG_FILE } from './command.js';
 
 /** The hooks file, next to `config.toml` in the attempt's `$CODEX_HOME` (relative to its home dir). */
@@ -31,14 +31,14 @@ const CODEX_HOOK_TIMEOUT_SECONDS = 600;
 const EVENTS = ['PreToolUse', 'PostToolUse', 'Stop'] as const satisfies readonly GateEvent[];
 
 /**
- * The `hooks.json` that runs `input.shellCommand(event)` for each event. No `matcher`: every tool
+ * The `hooks.json` that runs `gate.shellCommand(event)` for each event. No `matcher`: every tool
  * (`Bash`, `apply_patch`, MCP tools) goes through the gates. Codex runs `command` through a shell.
  */
-function codexHooksJson(input: Pick<HookInstallInput, 'shellCommand'>): string {
+function codexHooksJson(gate: GateRunner): string {
   const hooks = Object.fromEntries(
     EVENTS.map((event) => [
       event,
-      [{ hooks: [{ type: 'command', command: input.shellCommand(event), timeout: CODEX_HOOK_TIMEOUT_SECONDS }] }],
+      [{ hooks: [{ type: 'command', command: gate.shellCommand(event), timeout: CODEX_HOOK_TIMEOUT_SECONDS }] }],
     ]),
   );
   return `${JSON.stringify({ hooks }, null, 2)}\n`;
@@ -52,7 +52,7 @@ function install(spec: CommandSpec, input: HookInstallInput): CommandSpec {
     ...spec,
     // Right after `exec`: before the task's args, a `resume <id>` and the prompt.
     args: [subcommand, BYPASS_HOOK_TRUST, ...rest],
-    files: { ...spec.files, [CODEX_HOOKS_FILE]: codexHooksJson(input) },
+    files: { ...spec.files, [CODEX_HOOKS_FILE]: codexHooksJson(gateRunner(input, 'codex')) },
   };
 }
 

@@ -2,9 +2,10 @@
  * Installs HarmFlow's gates into one Gemini CLI turn (verified against @google/gemini-cli 0.61.0
  * `-p … --yolo --skip-trust`, notes in docs/harnesses.md): a `hooks` section in the attempt's own
  * `$GEMINI_CLI_HOME/.gemini/settings.json`, merged into the settings file the command already writes,
- * that runs the gate runner on `BeforeTool`, `AfterTool` and `AfterAgent`. Gemini runs hooks from
+ * that runs the gate runner (`gateRunner`: with the gates file's digest) on `BeforeTool`, `AfterTool`
+ * and `AfterAgent`. Gemini runs hooks from
  * these user settings with no trust prompt in headless mode. The user's own configuration and the
- * worktree's `.gemini/` are never read or written. Pure.
+ * worktree's `.gemini/` are never read or written. Pure but for the digest.
  *
  * Gemini hands a hook its own environment unchanged, unless the variables say it runs in GitHub
  * Actions (`GITHUB_SHA`, `SURFACE=Github`): then only PATH, HOME, LANG, TMPDIR, `GEMINI_CLI_*` and a
@@ -12,7 +13,7 @@
  */
 import type { GateEvent } from '../../gates/hook-event.js';
 import type { CommandSpec } from '../adapter.js';
-import type { HarnessHooks, HookInstallInput } from '../hooks.js';
+import { type GateRunner, gateRunner, type HarnessHooks, type HookInstallInput } from '../hooks.js';
 import { GEMINI_SETTINGS_FILE } from './command.js';
 import { GEMINI_HOOK_EVENTS } from './hook-dialect.js';
 
@@ -33,10 +34,10 @@ const WORKSPACE_TRUST_VARIABLE = 'GEMINI_CLI_TRUST_WORKSPACE';
 const EVENTS = ['PreToolUse', 'PostToolUse', 'Stop'] as const satisfies readonly GateEvent[];
 
 /**
- * The `hooks` settings that run `input.shellCommand(event)` for each event. No `matcher`: every tool
- * (built-in and MCP) goes through the gates. Gemini runs `command` with `bash -c`.
+ * The `hooks` settings that run `gate.shellCommand(event)` for each event, with `input.env`. No
+ * `matcher`: every tool (built-in and MCP) goes through the gates. Gemini runs `command` with `bash -c`.
  */
-function geminiHookSettings(input: Pick<HookInstallInput, 'shellCommand' | 'env'>): Record<string, unknown> {
+function geminiHookSettings(gate: GateRunner, input: Pick<HookInstallInput, 'env'>): Record<string, unknown> {
   return Object.fromEntries(
     EVENTS.map((event) => [
       GEMINI_HOOK_EVENTS[event],
@@ -46,7 +47,7 @@ function geminiHookSettings(input: Pick<HookInstallInput, 'shellCommand' | 'env'
             {
               name: `harmflow-gate-${event}`,
               type: 'command',
-              command: input.shellCommand(event),
+              command: gate.shellCommand(event),
               // Gemini keeps only an allow list of variables for hooks under some CI settings; the
               // runner's own (HARMFLOW_GATE_DIR) are given here so they always reach it.
               env: input.env,
@@ -69,7 +70,11 @@ function install(spec: CommandSpec, input: HookInstallInput): CommandSpec {
   const settings: unknown = text === undefined ? undefined : JSON.parse(text);
   if (!isRecord(settings))
     throw new Error(`gemini hooks: the command writes no settings object at ${GEMINI_SETTINGS_FILE}`);
-  const merged = { ...settings, hooksConfig: { enabled: true }, hooks: geminiHookSettings(input) };
+  const merged = {
+    ...settings,
+    hooksConfig: { enabled: true },
+    hooks: geminiHookSettings(gateRunner(input, 'gemini'), input),
+  };
   const env = Object.fromEntries(Object.entries(spec.env).filter(([name]) => name !== WORKSPACE_TRUST_VARIABLE));
   return {
     ...spec,

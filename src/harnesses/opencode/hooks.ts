@@ -3,7 +3,7 @@
  * private global config dir that runs the gate runner around every tool call. OpenCode has no
  * command hooks; its plugins are JS modules it loads from `{plugin,plugins}/*.{js,ts}` of each config
  * dir, with no network and without `@opencode-ai/plugin` installed. The plugin (generated below, the
- * gate argv embedded) writes one Claude Code–shaped hook input on the runner's stdin and reads a
+ * gate argv embedded: `gateRunner`, with the gates file's digest) writes one Claude Code–shaped hook input on the runner's stdin and reads a
  * Claude Code–shaped answer, so the dialect (`hook-dialect.ts`) stays close to Claude Code's:
  *
  * - `tool.execute.before` → `PreToolUse` `{session_id, cwd, hook_event_name, tool_name, tool_input,
@@ -26,7 +26,7 @@
 import { join } from 'node:path';
 import type { GateEvent } from '../../gates/hook-event.js';
 import type { CommandSpec } from '../adapter.js';
-import type { HarnessHooks, HookInstallInput } from '../hooks.js';
+import { gateRunner, type HarnessHooks, type HookInstallInput } from '../hooks.js';
 import { PLUGIN_DIR } from './command.js';
 
 /** Where the plugin goes, relative to the attempt's home: the global config dir's `plugins/` folder. */
@@ -51,7 +51,8 @@ const PURE_VARIABLE = 'OPENCODE_PURE';
 export const opencodeHooks: HarnessHooks = {
   events: EVENTS,
   install(spec: CommandSpec, input: HookInstallInput): CommandSpec {
-    const argv = Object.fromEntries(EVENTS.map((event) => [event, input.argv(event)]));
+    const gate = gateRunner(input, 'opencode');
+    const argv = Object.fromEntries(EVENTS.map((event) => [event, gate.argv(event)]));
     const { [PURE_VARIABLE]: _, ...env } = spec.env;
     return {
       ...spec,

@@ -4,7 +4,7 @@ import { ALLOW, allowNoting, deny } from '../../../src/gates/verdict.js';
 import { CODEX_CONFIG, CODEX_CONFIG_FILE, codexCommand } from '../../../src/harnesses/codex/command.js';
 import { codexHookDialect } from '../../../src/harnesses/codex/hook-dialect.js';
 import { CODEX_HOOKS_FILE, codexHooks } from '../../../src/harnesses/codex/hooks.js';
-import { commandInput, GATE, hookFixture, json } from '../hook-fixture.js';
+import { commandInput, GATE, GATES_SHA256, hookFixture, json } from '../hook-fixture.js';
 
 const fixture = (name: string) => hookFixture('codex', name);
 
@@ -32,7 +32,17 @@ describe('codexHooks.install', () => {
       hooks: Object.fromEntries(
         (['PreToolUse', 'PostToolUse', 'Stop'] as const).map((event) => [
           event,
-          [{ hooks: [{ type: 'command', command: `'/opt/harm flow/bin/harmflow' gate ${event}`, timeout: 600 }] }],
+          [
+            {
+              hooks: [
+                {
+                  type: 'command',
+                  command: `'/opt/harm flow/bin/harmflow' gate ${event} --harness codex --sha256 ${GATES_SHA256}`,
+                  timeout: 600,
+                },
+              ],
+            },
+          ],
         ]),
       ),
     });

@@ -4,7 +4,7 @@ import { ALLOW, allowNoting, deny } from '../../../src/gates/verdict.js';
 import { GEMINI_SETTINGS, GEMINI_SETTINGS_FILE, geminiCommand } from '../../../src/harnesses/gemini/command.js';
 import { geminiHookDialect } from '../../../src/harnesses/gemini/hook-dialect.js';
 import { GEMINI_HOOK_TIMEOUT_MS, geminiHooks } from '../../../src/harnesses/gemini/hooks.js';
-import { commandInput, GATE, hookFixture, json } from '../hook-fixture.js';
+import { commandInput, GATE, GATES_SHA256, hookFixture, json } from '../hook-fixture.js';
 
 const fixture = (name: string) => hookFixture('gemini', name);
 
@@ -39,7 +39,7 @@ describe('geminiHooks.install', () => {
           {
             name: `harmflow-gate-${event}`,
             type: 'command',
-            command: gate.shellCommand(event),
+            command: `${gate.shellCommand(event)} --harness gemini --sha256 ${GATES_SHA256}`,
             env: gate.env,
             timeout: GEMINI_HOOK_TIMEOUT_MS,
           },

@@ -17,7 +17,7 @@ import { ALLOW, allowNoting, deny } from '../../../src/gates/verdict.js';
 import { opencodeCommand, PLUGIN_LOCK_FILE } from '../../../src/harnesses/opencode/command.js';
 import { opencodeHookDialect } from '../../../src/harnesses/opencode/hook-dialect.js';
 import { GATE_PLUGIN_FILE, gatePluginSource, opencodeHooks } from '../../../src/harnesses/opencode/hooks.js';
-import { commandInput, GATE, hookFixture, json } from '../hook-fixture.js';
+import { commandInput, GATE, GATES_SHA256, hookFixture, json } from '../hook-fixture.js';
 
 const fixture = (name: string) => hookFixture('opencode', name);
 
@@ -35,10 +35,11 @@ describe('opencodeHooks.install', () => {
     const installed = opencodeHooks.install(spec, gate);
 
     expect(GATE_PLUGIN_FILE).toBe('xdg-config/opencode/plugins/harmflow-gates.js');
+    const argv = (event: GateEvent) => [...gate.argv(event), '--harness', 'opencode', '--sha256', GATES_SHA256];
     expect(installed.files).toEqual({
       [PLUGIN_LOCK_FILE]: spec.files[PLUGIN_LOCK_FILE],
       [GATE_PLUGIN_FILE]: gatePluginSource(
-        { PreToolUse: gate.argv('PreToolUse'), PostToolUse: gate.argv('PostToolUse'), Stop: gate.argv('Stop') },
+        { PreToolUse: argv('PreToolUse'), PostToolUse: argv('PostToolUse'), Stop: argv('Stop') },
         gate.env,
       ),
     });
@@ -47,8 +48,17 @@ describe('opencodeHooks.install', () => {
 
   it('embeds each event’s argv and the runner’s env as JSON', () => {
     const source = opencodeHooks.install(opencodeCommand(base), gate).files[GATE_PLUGIN_FILE] ?? '';
-    expect(source).toContain(`"PreToolUse":${json(['/opt/harm flow/bin/harmflow', 'gate', 'PreToolUse'])}`);
-    expect(source).toContain(`"Stop":${json(['/opt/harm flow/bin/harmflow', 'gate', 'Stop'])}`);
+    const argv = (event: GateEvent) => [
+      '/opt/harm flow/bin/harmflow',
+      'gate',
+      event,
+      '--harness',
+      'opencode',
+      '--sha256',
+      GATES_SHA256,
+    ];
+    expect(source).toContain(`"PreToolUse":${json(argv('PreToolUse'))}`);
+    expect(source).toContain(`"Stop":${json(argv('Stop'))}`);
     expect(source).toContain(`const GATE_ENV = ${json(gate.env)};`);
   });
 

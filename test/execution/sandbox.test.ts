@@ -1,0 +1,209 @@
+/**
+ * The OS sandbox around a harness, end to end with the real bubblewrap: the simulator, playing Claude
+ * Code through the real engine, runs shell commands that try to get out — with the gates off, so
+ * nothing but the sandbox stands in the way — and the machine, the state directory and the gates
+ * file are the same afterwards; the normal work (edit, test, commit, push, pull request) still gets
+ * done sandboxed; and an execution says in its timeline when it runs without a sandbox, and why.
+ */
+import { randomBytes } from 'node:crypto';
+import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { homedir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { readEvents } from '../../src/events/log.js';
+import type { EventRecord } from '../../src/events/schema.js';
+import { SANDBOX_OFF } from '../../src/execution/attempt-sandbox.js';
+import { readPulls } from '../../src/simulators/forge/store.js';
+import { bwrapTools } from '../proc/bwrap.js';
+import { type Bench, GIT_IDENTITY, git, makeBench, simulated } from './fixture.js';
+import { outcomes, run, sandboxedFlags } from './sandbox-fixture.js';
+
+const tools = await bwrapTools();
+
+/** Every gate off: what stops the agent below is the sandbox alone. */
+const NO_GATES = { operations: false, workspace: false, commands: false, nothingTwice: false };
+
+let bench: Bench;
+/** Files the escapes would make on the host; removed after each test whatever it found. */
+const escapes: string[] = [];
+beforeEach(() => {
+  bench = makeBench();
+});
+afterEach(async () => {
+  for (const path of escapes.splice(0)) rmSync(path, { recursive: true, force: true });
+  await bench.cleanup();
+});
+
+function events(id: string): EventRecord[] {
+  return readEvents(bench.home.eventsFile(id));
+}
+
+describe.skipIf(tools === undefined)('a harness in the sandbox, gates off', () => {
+  it('cannot write outside its worktree, reach the state directory, or push anywhere but to its own remotes', async () => {
+    const tag = randomBytes(4).toString('hex');
+    const opt = `/opt/harmflow-escape-${tag}`;
+    const userHome = join(homedir(), `harmflow-escape-${tag}`);
+    const viaLink = join(homedir(), `harmflow-link-escape-${tag}`);
+    escapes.push(opt, userHome, viaLink);
+    // Another execution's run directory, and a bare repository that is no remote of this one.
+    const other = bench.home.runDir('01otherexecution');
+    mkdirSync(other, { recursive: true });
+    writeFileSync(join(other, 'events.jsonl'), '{"another":"execution"}\n');
+    const stranger = join(bench.dir, 'stranger.git');
+    git(bench.dir, 'clone', '--quiet', '--bare', bench.origin, stranger);
+    const strangerMain = git(stranger, 'rev-parse', 'main');
+    const database = readFileSync(bench.home.database);
+    const originConfig = readFileSync(join(bench.origin, 'config'), 'utf8');
+    const repoConfig = readFileSync(join(bench.repo, '.git', 'config'), 'utf8');
+
+    const scenario = bench.scenario('escape', {
+      steps: [
+        run('opt', `echo x > ${opt}`),
+        run('user-home', `echo x > ${userHome}`),
+        run('symlink', `ln -s ${homedir()} out && echo x > out/harmflow-link-escape-${tag}`),
+        run('database', `rm -r ${bench.home.database}`),
+        run('other-execution', `rm -r ${other}`),
+        run('state-listing', `ls ${bench.home.runs} | grep -q 01otherexecution`),
+        run('push-stranger', `git commit --allow-empty -qm rewrite && git push --force ${stranger} HEAD:main`),
+        run('remote-hook', `echo 'echo pwned' > ${join(bench.origin, 'hooks', 'post-receive')}`),
+        run('remote-config', `git config -f ${join(bench.origin, 'config')} core.hooksPath /tmp`),
+        run('repo-config', 'git config core.fsmonitor "echo pwned"'),
+        run('repo-hook', `echo 'echo pwned' > ${join(bench.repo, '.git', 'hooks', 'pre-commit')}`),
+        run('dot-git', 'rm -f .git'),
+        run('commit', 'echo work > work.txt && git add work.txt && git commit -qm "Add work"'),
+        // Not stopped, as it would not be across the network: a push to a remote is the gates' to refuse.
+        run('push-origin', 'git push -q --force origin HEAD:main'),
+        { end: 'complete' },
+      ],
+    });
+    const task = bench.task({ harness: simulated('claude-code', scenario), gates: NO_GATES });
+
+    const result = await bench.run(task);
+
+    expect(result.state).toBe('succeeded');
+    const records = events(result.id);
+    expect(sandboxedFlags(records)).toEqual([true]);
+    expect(outcomes(records)).toEqual({
+      opt: false,
+      'user-home': false,
+      symlink: false,
+      database: false,
+      'other-execution': false,
+      'state-listing': false,
+      'push-stranger': false,
+      'remote-hook': false,
+      'remote-config': false,
+      'repo-config': false,
+      'repo-hook': false,
+      'dot-git': false,
+      commit: true,
+      'push-origin': true,
+    });
+    for (const path of [opt, userHome, viaLink]) expect(existsSync(path)).toBe(false);
+    expect(readFileSync(bench.home.database)).toEqual(database);
+    expect(readFileSync(join(other, 'events.jsonl'), 'utf8')).toBe('{"another":"execution"}\n');
+    expect(git(stranger, 'rev-parse', 'main')).toBe(strangerMain);
+    expect(existsSync(join(bench.origin, 'hooks', 'post-receive'))).toBe(false);
+    expect(readFileSync(join(bench.origin, 'config'), 'utf8')).toBe(originConfig);
+    expect(readFileSync(join(bench.repo, '.git', 'config'), 'utf8')).toBe(repoConfig);
+    expect(existsSync(join(bench.repo, '.git', 'hooks', 'pre-commit'))).toBe(false);
+    // The commit inside the sandbox is on the branch, and the force-push reached the remote.
+    expect(git(result.worktree, 'log', '-1', '--format=%s')).toBe('Add work');
+    expect(git(bench.origin, 'rev-parse', 'main')).toBe(git(result.worktree, 'rev-parse', 'HEAD'));
+  });
+
+  it('does the normal work: edits, tests, commits, pushes to its remote and opens a pull request', async () => {
+    const scenario = bench.scenario('work', {
+      steps: [
+        { write: { path: 'src/a.js', content: 'export const a = 1;\n' } },
+        { run: 'npm test' },
+        { commit: 'Add a' },
+        { push: {} },
+        { pr: { title: 'Add a' } },
+        { end: 'complete' },
+      ],
+    });
+    const task = bench.task({ harness: simulated('claude-code', scenario), gates: NO_GATES });
+
+    const result = await bench.run(task);
+
+    expect(result.state).toBe('succeeded');
+    const records = events(result.id);
+    expect(sandboxedFlags(records)).toEqual([true]);
+    expect(records.filter((record) => record.type === 'tool.result' && !record.data.ok)).toEqual([]);
+    const head = git(result.worktree, 'rev-parse', 'HEAD');
+    expect(git(bench.origin, 'rev-parse', `refs/heads/${result.branch}`)).toBe(head);
+    expect((await readPulls(bench.forgeDir)).map((pull) => pull.head)).toEqual([result.branch]);
+  });
+});
+
+describe.skipIf(tools === undefined)('a harness in the sandbox, gates on', () => {
+  it('the gate runner inside records to the log; the attempt folder, its gates file and pgid cannot be changed', async () => {
+    const scenario = bench.scenario('gates', {
+      steps: [
+        run('gates-rm', 'rm -f "$HARMFLOW_GATE_DIR/gates.json"'),
+        run('gates-write', 'chmod u+w "$HARMFLOW_GATE_DIR/gates.json"; echo {} > "$HARMFLOW_GATE_DIR/gates.json"'),
+        run('gates-mv', 'mv "$HARMFLOW_GATE_DIR/gates.json" "$HARMFLOW_GATE_DIR/old.json"'),
+        run('pgid', 'echo 1 > "$HARMFLOW_GATE_DIR/pgid"'),
+        run('planted', 'echo x > "$HARMFLOW_GATE_DIR/planted"'),
+        run('seen-swap', `ln -sf ${homedir()}/.profile "$HARMFLOW_GATE_DIR/gate-seen.jsonl"`),
+        { commit: 'Add nothing' },
+        { end: 'complete' },
+      ],
+    });
+    // The operations gate alone: the hooks run the gate runner, and nothing is refused.
+    const gates = { operations: true, workspace: false, commands: false, nothingTwice: false };
+    const task = bench.task({ harness: simulated('claude-code', scenario), gates });
+    const result = await bench.run(task);
+
+    const records = events(result.id);
+    expect(sandboxedFlags(records)).toEqual([true]);
+    expect(outcomes(records)).toMatchObject({
+      'gates-rm': false,
+      'gates-write': false,
+      'gates-mv': false,
+      pgid: false,
+      planted: false,
+      'seen-swap': false,
+    });
+    const gatesFile = JSON.parse(readFileSync(join(bench.home.attemptDir(result.id, 1), 'gates.json'), 'utf8'));
+    expect(gatesFile).toMatchObject({ execution: result.id, attempt: 1 });
+    expect(readFileSync(join(bench.home.attemptDir(result.id, 1), 'pgid'), 'utf8')).not.toBe('1\n');
+    // The commit's operation was recorded by the gate runner, from inside the sandbox.
+    expect(records.filter((record) => record.type === 'operation' && record.source === 'gate')).not.toEqual([]);
+  });
+});
+
+describe('without a sandbox', () => {
+  it('`sandbox: none` says so in the timeline before the attempt, which records it ran unsandboxed', async () => {
+    const scenario = bench.scenario('none', { steps: [{ say: 'hello' }, { end: 'complete' }] });
+    const task = bench.task({ harness: simulated('claude-code', scenario), sandbox: 'none' });
+
+    const result = await bench.run(task);
+
+    const records = events(result.id);
+    const warning = records.findIndex((record) => record.type === 'warning' && record.data.message === SANDBOX_OFF);
+    expect(warning).toBeGreaterThanOrEqual(0);
+    expect(warning).toBeLessThan(records.findIndex((record) => record.type === 'attempt.started'));
+    expect(sandboxedFlags(records)).toEqual([false]);
+  });
+
+  it('where bubblewrap is not installed: one warning naming why and how to install it, then the work runs', async () => {
+    const emptyBin = join(bench.dir, 'empty-bin');
+    mkdirSync(emptyBin);
+    const scenario = bench.scenario('missing', {
+      steps: [{ write: { path: 'a.txt', content: 'a\n' } }, { end: 'complete' }],
+    });
+    const task = bench.task({ harness: simulated('claude-code', scenario), gates: NO_GATES });
+
+    const result = await bench.run(task, { hostEnv: { ...GIT_IDENTITY, PATH: emptyBin } });
+
+    expect(result.state).toBe('succeeded');
+    const records = events(result.id);
+    const warnings = records.flatMap((record) =>
+      record.type === 'warning' && record.data.message.startsWith('sandbox:') ? [record.data.message] : [],
+    );
+    expect(warnings).toEqual([expect.stringMatching(/bubblewrap is not installed.*apt-get install bubblewrap/)]);
+    expect(sandboxedFlags(records)).toEqual([false]);
+  });
+});
