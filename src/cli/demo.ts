@@ -14,8 +14,10 @@ import { EXIT } from '../core/errors.js';
 import { harmflowHome } from '../core/home.js';
 import { loadTaskFile } from '../core/task-file.js';
 import { readEvents } from '../events/log.js';
+import type { EventRecord } from '../events/schema.js';
 import { type ExecutionResult, runTask } from '../execution/engine.js';
 import { runCommand } from '../proc/run.js';
+import { probeSandbox } from '../proc/sandbox-probe.js';
 import { readPulls } from '../simulators/forge/store.js';
 import { FORGE_BIN_DIR } from '../simulators/launch.js';
 import { openHome } from './context-home.js';
@@ -101,7 +103,10 @@ export async function checkVerdict(result: ExecutionResult, layout: DemoLayout):
   if (remote !== head) problems.push('the branch on origin is not the final HEAD');
   const pulls = (await readPulls(layout.forgeDir)).filter((pull) => pull.head === result.branch);
   if (pulls.length !== 1) problems.push(`${pulls.length} pull requests for the branch instead of 1`);
-  const refusals = readEvents(harmflowHome(layout.home).eventsFile(result.id)).filter(
+  const records = readEvents(harmflowHome(layout.home).eventsFile(result.id));
+  const sandbox = await sandboxVerdict(records);
+  if (sandbox.problem !== undefined) problems.push(sandbox.problem);
+  const refusals = records.filter(
     (record) => record.type === 'gate.denied' && record.harness === 'codex' && record.data.gate === 'nothing-twice',
   );
   if (refusals.length !== 1)
@@ -116,6 +121,19 @@ export async function checkVerdict(result: ExecutionResult, layout: DemoLayout):
     text:
       `one execution (${result.id}), 2 attempts: claude-code ran out of quota, codex finished from the handoff; ` +
       `${subjects.length} commits each made once, branch pushed, 1 pull request (the nothing-twice gate refused ` +
-      `codex's second), tests pass (${pass ?? '?'} passed).`,
+      `codex's second), tests pass (${pass ?? '?'} passed); ${sandbox.text}.`,
   };
+}
+
+/**
+ * Whether act 1's attempts ran in the OS sandbox: where bubblewrap works here each must have, and
+ * where it does not the verdict says so, with why, instead of failing a machine without it.
+ */
+async function sandboxVerdict(records: readonly EventRecord[]): Promise<{ text: string; problem?: string }> {
+  const flags = records.flatMap((record) => (record.type === 'attempt.started' ? [record.data.sandboxed] : []));
+  const probe = await probeSandbox(process.env.PATH ?? '');
+  if (!probe.available) return { text: `WITHOUT the OS sandbox (${probe.reason}): the gates alone held` };
+  const outside = flags.filter((flag) => flag !== true).length;
+  if (outside > 0) return { text: '', problem: `${outside} of ${flags.length} attempts ran outside the OS sandbox` };
+  return { text: 'every attempt ran in the OS sandbox (bubblewrap)' };
 }

@@ -14,7 +14,7 @@
  */
 import { inertText } from '../core/terminal-text.js';
 import type { EventData, EventRecord } from '../events/schema.js';
-import { describeEvent, describeWorkspaceWarning, isRoutine } from '../web/describe-event.js';
+import { describeEvent, describeWorkspaceWarning, isRoutine, sandboxWords } from '../web/describe-event.js';
 import { describeOperation } from '../web/describe-operation.js';
 
 const WIDTH = 100;
@@ -68,7 +68,7 @@ function describe(record: EventRecord): string | undefined {
     case 'switch.requested':
       return `${record.data.by} asks to switch to ${record.data.harness}${record.data.model ? ` (${record.data.model})` : ''}${record.data.reason ? `: ${record.data.reason}` : ''}`;
     case 'attempt.started':
-      return `${record.data.command}${record.data.model ? ` (${record.data.model})` : ''}${record.data.handoff ? ', given the handoff' : ''}; ${Math.round(record.data.timeLeftMs / 1000)}s left`;
+      return `${record.data.command}${record.data.model ? ` (${record.data.model})` : ''}${record.data.handoff ? ', given the handoff' : ''}; ${Math.round(record.data.timeLeftMs / 1000)}s left${sandboxWords(record.data.sandboxed)}`;
     case 'session.started':
       return `session ${record.data.sessionId}${record.data.model ? ` (${record.data.model})` : ''}`;
     case 'message':

@@ -22,7 +22,7 @@ export function describeEvent(record: EventRecord): string {
     case 'execution.started':
       return clip(`${text('task') ?? 'task'} on ${text('branch') ?? '?'}; chain ${chainOf(d.chain)}`);
     case 'attempt.started':
-      return `attempt ${record.attempt ?? '?'} on ${record.harness ?? '?'}${d.handoff === true ? ', with the handoff' : ''}${d.simulated === true ? ' (simulated)' : ''}`;
+      return `attempt ${record.attempt ?? '?'} on ${record.harness ?? '?'}${d.handoff === true ? ', with the handoff' : ''}${d.simulated === true ? ' (simulated)' : ''}${sandboxWords(typeof d.sandboxed === 'boolean' ? d.sandboxed : undefined)}`;
     case 'quota.exhausted':
       return `${record.harness ?? 'the harness'} is out of quota${text('resetsAt') ? `; resets at ${text('resetsAt')}` : ''}`;
     case 'failover':
@@ -215,4 +215,10 @@ function percent(share: number | undefined): string {
 /** `12.3 s`. */
 function seconds(ms: number): string {
   return `${(ms / 1000).toFixed(1)} s`;
+}
+
+/** `attempt.started`'s `sandboxed` in words, for every timeline: nothing for records from before it existed. */
+export function sandboxWords(sandboxed: boolean | undefined): string {
+  if (sandboxed === undefined) return '';
+  return sandboxed ? '; sandboxed' : '; NOT sandboxed';
 }

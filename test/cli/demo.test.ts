@@ -10,6 +10,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { EXIT } from '../../src/core/errors.js';
+import { bwrapTools } from '../proc/bwrap.js';
 
 const BIN = fileURLToPath(new URL('../../bin/harmflow.js', import.meta.url));
 
@@ -42,7 +43,17 @@ describe('harmflow demo', () => {
     expect(run.code).toBe(EXIT.ok);
     const last = run.stdout.trim().split('\n').at(-1);
     expect(last).toMatch(
-      /^PASS: act 1: one execution \(\w+\), 2 attempts: .* 2 commits each made once, branch pushed, 1 pull request \(the nothing-twice gate refused codex's second\), tests pass \(6 passed\)\. Act 2: the service was killed \(SIGKILL\) in the middle of turn t1 and started again; it reopened \w+, delivered t1 again once \(marked redelivered\) and the follow-up t2 once; t1's 2 files were written once \(the redelivery found them done\); 2 commits each made once \(t1's work, then t2's CHANGELOG entry\); succeeded, tests pass \(3 passed\)\.$/,
+      /^PASS: act 1: one execution \(\w+\), 2 attempts: .* 2 commits each made once, branch pushed, 1 pull request \(the nothing-twice gate refused codex's second\), tests pass \(6 passed\); (every attempt ran in the OS sandbox \(bubblewrap\)|WITHOUT the OS sandbox \(.+\): the gates alone held)\. Act 2: the service was killed \(SIGKILL\) in the middle of turn t1 and started again; it reopened \w+, delivered t1 again once \(marked redelivered\) and the follow-up t2 once; t1's 2 files were written once \(the redelivery found them done\); 2 commits each made once \(t1's work, then t2's CHANGELOG entry\); succeeded, tests pass \(3 passed\)\.$/,
+    );
+  });
+
+  it('act 1 runs each attempt in the OS sandbox where bubblewrap works, and says so in the timeline', async () => {
+    const sandboxed = (await bwrapTools()) !== undefined;
+    const started = run.stdout.split('\n').filter((line) => /attempt\.started/.test(line));
+    expect(started.length).toBeGreaterThanOrEqual(2);
+    for (const line of started) expect(line).toMatch(sandboxed ? /; sandboxed$/ : /; NOT sandboxed$/);
+    expect(run.stdout.trim().split('\n').at(-1)).toContain(
+      sandboxed ? 'every attempt ran in the OS sandbox (bubblewrap)' : 'WITHOUT the OS sandbox',
     );
   });
 
