@@ -145,18 +145,7 @@ describe.skipIf(tools === undefined)('a command in the sandbox', () => {
   it('an interrupt reaches the command, which has its budget to save: the sandbox does not end first', async () => {
     const dir = await dirs.make();
     const script = `trap 'sleep 0.3; echo saved > saved.txt; exit 7' INT; echo ready; sleep 30 & wait`;
-    const command = sandboxed(
-      { command: 'sh', args: ['-c', script] },
-      dir,
-      { hidden: [], writable: [dir], readOnly: [] },
-      sandbox,
-    );
-    let ready: () => void = () => {};
-    const started = new Promise<void>((resolve) => {
-      ready = resolve;
-    });
-    const proc = spawnProcess({ ...command, cwd: dir, env: ENV, onLine: (_, line) => line === 'ready' && ready() });
-    await started;
+    const proc = await startedSandboxed(sandbox, dir, script);
     const exit: ProcessExit = await proc.stop(5_000, 'SIGINT');
     expect(exit).toEqual({ exitCode: 7, signal: null });
     expect(readFileSync(join(dir, 'saved.txt'), 'utf8')).toBe('saved\n');
@@ -166,18 +155,7 @@ describe.skipIf(tools === undefined)('a command in the sandbox', () => {
   it('a command that ignores the interrupt is killed with everything it started once the budget is spent', async () => {
     const dir = await dirs.make();
     const script = `trap '' INT TERM; sleep 30 & echo ready; wait`;
-    const command = sandboxed(
-      { command: 'sh', args: ['-c', script] },
-      dir,
-      { hidden: [], writable: [dir], readOnly: [] },
-      sandbox,
-    );
-    let ready: () => void = () => {};
-    const started = new Promise<void>((resolve) => {
-      ready = resolve;
-    });
-    const proc = spawnProcess({ ...command, cwd: dir, env: ENV, onLine: (_, line) => line === 'ready' && ready() });
-    await started;
+    const proc = await startedSandboxed(sandbox, dir, script);
     const before = Date.now();
     const exit = await proc.stop(300, 'SIGTERM');
     expect(exit.signal).toBe('SIGKILL');
@@ -185,3 +163,20 @@ describe.skipIf(tools === undefined)('a command in the sandbox', () => {
     expect(groupAlive(proc.pid ?? 0)).toBe(false);
   });
 });
+
+/** `script` run by sh in a sandbox that may write `dir`, once it printed `ready`. */
+async function startedSandboxed(tools: SandboxTools, dir: string, script: string) {
+  const command = sandboxed(
+    { command: 'sh', args: ['-c', script] },
+    dir,
+    { hidden: [], writable: [dir], readOnly: [] },
+    tools,
+  );
+  let ready: () => void = () => {};
+  const started = new Promise<void>((resolve) => {
+    ready = resolve;
+  });
+  const proc = spawnProcess({ ...command, cwd: dir, env: ENV, onLine: (_, line) => line === 'ready' && ready() });
+  await started;
+  return proc;
+}
