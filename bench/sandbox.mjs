@@ -71,7 +71,15 @@ const trivial = { command: 'sh', args: ['-c', 'echo ready'], env: { PATH: path }
 
 /** `spec` as a turn runs it in the sandbox, the gate runner's files mounted. */
 function inSandbox(spec, reads) {
-  const policy = turnPolicy(sandbox, { worktree, attemptDir, homeDir, gateRunner: true, env: spec.env, reads });
+  const policy = turnPolicy(sandbox, {
+    worktree,
+    attemptDir,
+    homeDir,
+    gateRunner: true,
+    env: spec.env,
+    reads,
+    hookFiles: [],
+  });
   return { ...sandboxed(spec, worktree, policy, sandbox.tools), env: spec.env };
 }
 

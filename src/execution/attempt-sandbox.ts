@@ -106,6 +106,11 @@ export interface SandboxTurn {
   readonly gateRunner: boolean;
   /** The harness's environment: its PATH, and `HARMFLOW_FORGE_DIR` when it names a fake forge. */
   readonly env: Readonly<Record<string, string>>;
+  /**
+   * The hooks' settings HarmFlow wrote into the private home (Codex's hooks.json, Gemini's
+   * settings.json, OpenCode's plugin), absolute: read-only, so the agent cannot take its gates off.
+   */
+  readonly hookFiles: readonly string[];
   /** The files the command starts from or reads: its executable, a simulator's scenario. */
   readonly reads: readonly string[];
 }
@@ -134,6 +139,7 @@ export function turnPolicy(sandbox: ExecutionSandbox, turn: SandboxTurn): Sandbo
     ...reads,
     sandbox.contextFile,
     turn.attemptDir,
+    ...turn.hookFiles,
     join(turn.worktree, '.git'),
     ...gitDirs.flatMap((dir) => [join(dir, 'config'), join(dir, 'hooks')]),
   ];

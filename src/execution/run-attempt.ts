@@ -104,7 +104,7 @@ export async function runAttempt(input: AttemptInput): Promise<AttemptResult> {
   const homeDir = input.homeDir ?? join(input.attemptDir, 'home');
   mkdirSync(input.attemptDir, { recursive: true });
   mkdirSync(homeDir, { recursive: true });
-  const spec = harnessCommand(input, homeDir);
+  const { spec, hookFiles } = harnessCommand(input, homeDir);
   for (const dir of spec.dirs) mkdirSync(join(homeDir, dir), { recursive: true });
   for (const [file, content] of Object.entries(spec.files)) {
     const target = join(homeDir, file);
@@ -173,7 +173,7 @@ export async function runAttempt(input: AttemptInput): Promise<AttemptResult> {
   };
   // Made before the harness starts, so that a sandbox can bind it writable (only a file that exists can be).
   if (hooked) createSeenFile(input.attemptDir);
-  const launch = input.sandbox ? sandboxedCommand(input, input.sandbox, spec, homeDir, hooked) : spec;
+  const launch = input.sandbox ? sandboxedCommand(input, input.sandbox, spec, homeDir, hooked, hookFiles) : spec;
   const child = spawnProcess({
     command: launch.command,
     args: launch.args,
@@ -231,19 +231,26 @@ function sandboxedCommand(
   spec: CommandSpec,
   homeDir: string,
   gateRunner: boolean,
+  hookFiles: readonly string[],
 ) {
   const policy = turnPolicy(sandbox, {
     worktree: input.worktree,
     attemptDir: input.attemptDir,
     homeDir,
     gateRunner,
+    hookFiles: hookFiles.map((file) => join(homeDir, file)),
     env: spec.env,
     reads: [spec.command, ...(input.spec.simulate !== undefined ? [input.spec.simulate] : [])],
   });
   return sandboxed(spec, input.worktree, policy, sandbox.tools);
 }
 
-function harnessCommand(input: AttemptInput, homeDir: string) {
+/**
+ * The harness's command, with the gates' hooks installed when the attempt has gates, and the files
+ * of `spec.files` (relative to the home) the hooks' install wrote or changed.
+ */
+function harnessCommand(input: AttemptInput, homeDir: string): { spec: CommandSpec; hookFiles: readonly string[] } {
+  let hookFiles: readonly string[] = [];
   const taskEnv: Record<string, string> = {};
   for (const name of input.spec.passEnv) {
     const value = input.hostEnv[name];
@@ -273,15 +280,18 @@ function harnessCommand(input: AttemptInput, homeDir: string) {
       env,
       gatesSha256: input.gates.sha256,
     });
+    // The files the install wrote or changed: what a sandbox keeps read-only.
+    const before = command.files;
+    hookFiles = Object.keys(installed.files).filter((file) => installed.files[file] !== before[file]);
     command = { ...installed, env: { ...installed.env, ...env } };
   }
-  if (input.spec.simulate === undefined) return command;
+  if (input.spec.simulate === undefined) return { spec: command, hookFiles };
   if (!isSimulatedHarness(input.adapter.name)) {
     throw new TaskFileError(
       `the simulator cannot play ${input.adapter.name} (it plays ${SIMULATED_HARNESSES.join(', ')})`,
     );
   }
-  return simulatedCommand(command, input.adapter.name, input.spec.simulate);
+  return { spec: simulatedCommand(command, input.adapter.name, input.spec.simulate), hookFiles };
 }
 
 function ended(

@@ -7,13 +7,16 @@ import type { EventRecord } from '../../src/events/schema.js';
 /** A simulator step that runs `command`, named `description` in its tool call. */
 export const run = (description: string, command: string) => ({ run: { command, description } });
 
-/** Each named `run` step → whether its command succeeded, from the tool calls and their results. */
+/**
+ * Each named `run` step → whether its command succeeded, from the tool calls and their results. A
+ * harness whose calls carry no description (Codex) names each by its command.
+ */
 export function outcomes(records: readonly EventRecord[]): Record<string, boolean> {
   const named = new Map<string, string>();
   const result: Record<string, boolean> = {};
   for (const record of records) {
     if (record.type === 'tool.call') {
-      const description = (record.data.input as { description?: string }).description;
+      const description = (record.data.input as { description?: string }).description ?? record.data.shell;
       if (description !== undefined) named.set(record.data.id, description);
     }
     if (record.type === 'tool.result') {

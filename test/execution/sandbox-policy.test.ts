@@ -22,6 +22,7 @@ const TURN = {
   homeDir: `${STATE}/runs/e1/attempts/1/home`,
   env: { PATH: `/tmp/t/bin:${STATE}/bin:/usr/bin`, HARMFLOW_FORGE_DIR: '/tmp/t/forge' },
   reads: ['/usr/local/bin/node', '/tmp/t/task.scenario.yaml'],
+  hookFiles: [`${STATE}/runs/e1/attempts/1/home/.codex/hooks.json`],
 };
 
 describe('a turn in the sandbox', () => {
@@ -37,12 +38,13 @@ describe('a turn in the sandbox', () => {
     ]);
   });
 
-  it('keeps git’s config and hooks, the worktree’s .git file, its attempt folder and context.json read-only', () => {
+  it('keeps git’s config and hooks, the worktree’s .git file, its attempt folder, the hooks’ settings in its home and context.json read-only', () => {
     const policy = turnPolicy(SANDBOX, { ...TURN, gateRunner: false });
     expect(policy.readOnly).toEqual(
       expect.arrayContaining([
         SANDBOX.contextFile,
         TURN.attemptDir,
+        ...TURN.hookFiles,
         join(TURN.worktree, '.git'),
         '/tmp/t/repo/.git/config',
         '/tmp/t/repo/.git/hooks',

@@ -174,6 +174,36 @@ describe.skipIf(tools === undefined)('a harness in the sandbox, gates on', () =>
   });
 });
 
+describe.skipIf(tools === undefined)('a harness in the sandbox, its hooks in its private home', () => {
+  it('cannot remove or rewrite the hooks settings HarmFlow wrote there (Codex’s hooks.json)', async () => {
+    const calls = {
+      rm: 'rm -f "$CODEX_HOME/hooks.json"',
+      write: 'echo "{}" > "$CODEX_HOME/hooks.json"',
+      mv: 'mv "$CODEX_HOME/hooks.json" "$CODEX_HOME/hooks.old"',
+      home: 'echo x > "$CODEX_HOME/notes.txt"',
+    };
+    const scenario = bench.scenario('hooks', {
+      steps: [...Object.values(calls).map((command) => ({ run: command })), { end: 'complete' }],
+    });
+    // The operations gate alone: the hooks run, and nothing is refused by a gate.
+    const gates = { operations: true, workspace: false, commands: false, nothingTwice: false };
+    const task = bench.task({ harness: simulated('codex', scenario), gates });
+    const result = await bench.run(task);
+
+    const records = events(result.id);
+    expect(sandboxedFlags(records)).toEqual([true]);
+    // The home stays writable (the CLI keeps its sessions there); the hooks file in it does not.
+    expect(outcomes(records)).toEqual({
+      [calls.rm]: false,
+      [calls.write]: false,
+      [calls.mv]: false,
+      [calls.home]: true,
+    });
+    const hooks = readFileSync(join(bench.home.attemptDir(result.id, 1), 'home', 'codex-home', 'hooks.json'), 'utf8');
+    expect(hooks).toContain('--sha256');
+  });
+});
+
 describe('without a sandbox', () => {
   it('`sandbox: none` says so in the timeline before the attempt, which records it ran unsandboxed', async () => {
     const scenario = bench.scenario('none', { steps: [{ say: 'hello' }, { end: 'complete' }] });
