@@ -3,17 +3,20 @@
  * they run in one — decided once per drive from the task's `sandbox` and what the host allows, and
  * said in the timeline when they do not — and, for each turn, what the sandbox leaves the harness.
  *
- * Writable: the worktree, the harness's private home, the repository's git directory (a commit
- * writes objects, refs and the worktree's own admin files there), the git directories of the
- * repository's remotes that are paths on this machine (a push writes there, as it would across the
- * network), the fake forge's folder when the harness's environment names one (it stands for a forge
- * across the network), and, when the gate runner runs inside (a hooked harness with gates on), the
- * two files it appends to: the execution's events.jsonl and the attempt's gate-seen.jsonl. Kept
- * read-only inside those: each git directory's `config` and `hooks` (git runs them later outside the
- * sandbox, when HarmFlow inspects the worktree or the user commits or pushes) and the worktree's
- * `.git` file. Read-only: the attempt's folder (its gates file, the hooks' files, raw logs, pgid)
- * and the execution's context.json, which the handoff prompt points the harness at; the rest of the
- * state directory is out of sight.
+ * Writable: the worktree, the harness's private home, what a commit and a push write in git
+ * directories — the `objects`, `refs` and `logs` of the repository's git directory and of its
+ * remotes that are paths on this machine (a push writes there, as it would across the network), and
+ * the worktree's own admin folder (`.git/worktrees/<id>`: its HEAD, index and logs) — the fake
+ * forge's folder when the harness's environment names one (it stands for a forge across the
+ * network), and, when the gate runner runs inside (a hooked harness with gates on), the two files it
+ * appends to: the execution's events.jsonl and the attempt's gate-seen.jsonl. The rest of each git
+ * directory stays read-only — its `config`, `hooks`, and the room for a `commondir` file, any of
+ * which would make git run a command of the agent's outside the sandbox (HarmFlow's `git status`
+ * after the attempt, the user's next commit) — and so do the admin folder's `commondir` and
+ * `gitdir`, which say where its repository is, the worktree's `.git` file, and the hooks' settings
+ * HarmFlow wrote into the home. Read-only: the attempt's folder (its gates file, the hooks' files,
+ * raw logs, pgid) and the execution's context.json, which the handoff prompt points the harness at;
+ * the rest of the state directory is out of sight.
  */
 import { delimiter, dirname, isAbsolute, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -44,6 +47,8 @@ export interface ExecutionSandbox {
   readonly contextFile: string;
   /** The repository's git directory (`git rev-parse --git-common-dir`); absent when git could not say. */
   readonly gitDir?: string;
+  /** The worktree's admin folder in it (`git rev-parse --git-dir`: `.git/worktrees/<id>`); absent when git could not say. */
+  readonly worktreeGitDir?: string;
   /** The git directories of the repository's remotes that are paths on this machine. */
   readonly remoteGitDirs: readonly string[];
 }
@@ -86,15 +91,23 @@ export async function executionSandbox(input: ExecutionSandboxInput): Promise<Ex
       message: `sandbox: git could not name the repository's git directory from ${input.worktree}; commits will fail inside the sandbox`,
     });
   }
+  const worktreeGitDir = await gitOutput(input.worktree, ['rev-parse', '--path-format=absolute', '--git-dir']);
   return {
     tools: probe.tools,
     stateDir: input.home.root,
     eventsFile: input.home.eventsFile(input.execution),
     contextFile: input.home.contextFile(input.execution),
     ...(gitDir !== undefined && { gitDir }),
+    ...(worktreeGitDir !== undefined && worktreeGitDir !== gitDir && { worktreeGitDir }),
     remoteGitDirs: await localRemoteGitDirs(input.worktree),
   };
 }
+
+/** What a commit and a push write in a git directory: the rest of it (config, hooks) stays read-only. */
+const GIT_WRITES = ['objects', 'refs', 'logs'];
+
+/** The files of a worktree's admin folder that say where its repository is. */
+const ADMIN_LINKS = ['commondir', 'gitdir'];
 
 /** One turn of an attempt, as its sandbox needs to know it. */
 export interface SandboxTurn {
@@ -118,11 +131,13 @@ export interface SandboxTurn {
 /** What the sandbox of `turn` leaves writable and brings back read-only. */
 export function turnPolicy(sandbox: ExecutionSandbox, turn: SandboxTurn): SandboxPolicy {
   const gitDirs = [...(sandbox.gitDir !== undefined ? [sandbox.gitDir] : []), ...sandbox.remoteGitDirs];
+  const admin = sandbox.worktreeGitDir;
   const forge = turn.env.HARMFLOW_FORGE_DIR;
   const writable = [
     turn.worktree,
     turn.homeDir,
-    ...gitDirs,
+    ...gitDirs.flatMap((dir) => GIT_WRITES.map((part) => join(dir, part))),
+    ...(admin !== undefined ? [admin] : []),
     ...(forge !== undefined && isAbsolute(forge) ? [forge] : []),
     // Bound writable alone: the attempt's folder stays read-only, so no name in it can be swapped for
     // a link that HarmFlow, outside the sandbox, would then write through.
@@ -141,7 +156,9 @@ export function turnPolicy(sandbox: ExecutionSandbox, turn: SandboxTurn): Sandbo
     turn.attemptDir,
     ...turn.hookFiles,
     join(turn.worktree, '.git'),
-    ...gitDirs.flatMap((dir) => [join(dir, 'config'), join(dir, 'hooks')]),
+    // Each git directory whole, so that one under the private /tmp is there; its writable parts above.
+    ...gitDirs,
+    ...(admin !== undefined ? ADMIN_LINKS.map((file) => join(admin, file)) : []),
   ];
   return { hidden: [sandbox.stateDir], writable, readOnly };
 }

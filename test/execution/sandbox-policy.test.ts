@@ -14,6 +14,7 @@ const SANDBOX: ExecutionSandbox = {
   eventsFile: `${STATE}/runs/e1/events.jsonl`,
   contextFile: `${STATE}/runs/e1/context.json`,
   gitDir: '/tmp/t/repo/.git',
+  worktreeGitDir: '/tmp/t/repo/.git/worktrees/e1',
   remoteGitDirs: ['/tmp/t/origin.git'],
 };
 const TURN = {
@@ -26,19 +27,24 @@ const TURN = {
 };
 
 describe('a turn in the sandbox', () => {
-  it('writes its worktree, its home (an earlier attempt’s), the git directories and the fake forge', () => {
+  it('writes its worktree, its home (an earlier attempt’s), what a commit and a push write in the git directories, and the fake forge', () => {
     const policy = turnPolicy(SANDBOX, { ...TURN, gateRunner: false });
     expect(policy.hidden).toEqual([STATE]);
     expect(policy.writable).toEqual([
       TURN.worktree,
       TURN.homeDir,
-      '/tmp/t/repo/.git',
-      '/tmp/t/origin.git',
+      '/tmp/t/repo/.git/objects',
+      '/tmp/t/repo/.git/refs',
+      '/tmp/t/repo/.git/logs',
+      '/tmp/t/origin.git/objects',
+      '/tmp/t/origin.git/refs',
+      '/tmp/t/origin.git/logs',
+      '/tmp/t/repo/.git/worktrees/e1',
       '/tmp/t/forge',
     ]);
   });
 
-  it('keeps git’s config and hooks, the worktree’s .git file, its attempt folder, the hooks’ settings in its home and context.json read-only', () => {
+  it('keeps the git directories (config, hooks, the room for a commondir), the admin folder’s links, the worktree’s .git file, its attempt folder, the hooks’ settings and context.json read-only', () => {
     const policy = turnPolicy(SANDBOX, { ...TURN, gateRunner: false });
     expect(policy.readOnly).toEqual(
       expect.arrayContaining([
@@ -46,10 +52,10 @@ describe('a turn in the sandbox', () => {
         TURN.attemptDir,
         ...TURN.hookFiles,
         join(TURN.worktree, '.git'),
-        '/tmp/t/repo/.git/config',
-        '/tmp/t/repo/.git/hooks',
-        '/tmp/t/origin.git/config',
-        '/tmp/t/origin.git/hooks',
+        '/tmp/t/repo/.git',
+        '/tmp/t/origin.git',
+        '/tmp/t/repo/.git/worktrees/e1/commondir',
+        '/tmp/t/repo/.git/worktrees/e1/gitdir',
       ]),
     );
     expect(policy.writable.filter((path) => path.startsWith(TURN.attemptDir))).toEqual([]);

@@ -52,6 +52,7 @@ describe.skipIf(tools === undefined)('a harness in the sandbox, gates off', () =
     const stranger = join(bench.dir, 'stranger.git');
     git(bench.dir, 'clone', '--quiet', '--bare', bench.origin, stranger);
     const strangerMain = git(stranger, 'rev-parse', 'main');
+    const originMain = git(bench.origin, 'rev-parse', 'main');
     const database = readFileSync(bench.home.database);
     const originConfig = readFileSync(join(bench.origin, 'config'), 'utf8');
     const repoConfig = readFileSync(join(bench.repo, '.git', 'config'), 'utf8');
@@ -70,8 +71,15 @@ describe.skipIf(tools === undefined)('a harness in the sandbox, gates off', () =
         run('repo-config', 'git config core.fsmonitor "echo pwned"'),
         run('repo-hook', `echo 'echo pwned' > ${join(bench.repo, '.git', 'hooks', 'pre-commit')}`),
         run('dot-git', 'rm -f .git'),
+        // A commondir names another repository, whose config (a core.fsmonitor) git would then run outside.
+        run('repo-commondir', `echo ${bench.dir} > ${join(bench.repo, '.git', 'commondir')}`),
+        run('admin-commondir', `echo ${bench.dir} > "$(git rev-parse --git-dir)/commondir"`),
+        run('remote-commondir', `echo ${bench.dir} > ${join(bench.origin, 'commondir')}`),
         run('commit', 'echo work > work.txt && git add work.txt && git commit -qm "Add work"'),
-        // Not stopped, as it would not be across the network: a push to a remote is the gates' to refuse.
+        // A push of the execution's branch goes through, as it would across the network.
+        run('push-branch', 'git push -q origin HEAD'),
+        // One to the branch a local remote's HEAD names does not: git locks HEAD in the remote's root,
+        // which stays read-only. Across the network only the gates would stop it.
         run('push-origin', 'git push -q --force origin HEAD:main'),
         { end: 'complete' },
       ],
@@ -96,8 +104,12 @@ describe.skipIf(tools === undefined)('a harness in the sandbox, gates off', () =
       'repo-config': false,
       'repo-hook': false,
       'dot-git': false,
+      'repo-commondir': false,
+      'admin-commondir': false,
+      'remote-commondir': false,
       commit: true,
-      'push-origin': true,
+      'push-branch': true,
+      'push-origin': false,
     });
     for (const path of [opt, userHome, viaLink]) expect(existsSync(path)).toBe(false);
     expect(readFileSync(bench.home.database)).toEqual(database);
@@ -107,9 +119,16 @@ describe.skipIf(tools === undefined)('a harness in the sandbox, gates off', () =
     expect(readFileSync(join(bench.origin, 'config'), 'utf8')).toBe(originConfig);
     expect(readFileSync(join(bench.repo, '.git', 'config'), 'utf8')).toBe(repoConfig);
     expect(existsSync(join(bench.repo, '.git', 'hooks', 'pre-commit'))).toBe(false);
-    // The commit inside the sandbox is on the branch, and the force-push reached the remote.
+    expect(existsSync(join(bench.repo, '.git', 'commondir'))).toBe(false);
+    expect(existsSync(join(bench.origin, 'commondir'))).toBe(false);
+    expect(git(result.worktree, 'rev-parse', '--path-format=absolute', '--git-common-dir')).toBe(
+      join(bench.repo, '.git'),
+    );
+    // The commit inside the sandbox is on the branch and pushed; origin's main is as it was.
     expect(git(result.worktree, 'log', '-1', '--format=%s')).toBe('Add work');
-    expect(git(bench.origin, 'rev-parse', 'main')).toBe(git(result.worktree, 'rev-parse', 'HEAD'));
+    const head = git(result.worktree, 'rev-parse', 'HEAD');
+    expect(git(bench.origin, 'rev-parse', `refs/heads/${result.branch}`)).toBe(head);
+    expect(git(bench.origin, 'rev-parse', 'main')).toBe(originMain);
   });
 
   it('does the normal work: edits, tests, commits, pushes to its remote and opens a pull request', async () => {
