@@ -15,6 +15,11 @@ const ARGS = ['--max-running', '4', '--disk-floor-gib', '0', '--interrupt-budget
 /** When each round kills the daemon: ms after the request was sent, or once it was answered. */
 const KILLS: readonly (number | 'answered')[] = [0, 15, 'answered', 40, 'answered'];
 
+/** 30 s: every request is answered in well under a second; a hang fails here, with what it was. */
+const REQUEST_MS = 30_000;
+/** 60 s: each execution is a three-step simulated turn of about half a second. */
+const SETTLE_MS = 60_000;
+
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 let bench: Bench;
@@ -42,6 +47,7 @@ async function post(live: Daemon, path: string, body: unknown, key: string): Pro
       'idempotency-key': key,
     },
     body: JSON.stringify(body),
+    signal: AbortSignal.timeout(REQUEST_MS),
   });
   return { status: response.status, body: await response.text() };
 }
@@ -65,12 +71,20 @@ async function killedAndRetried(path: string, body: unknown, key: string, kill: 
   return { first: await first, retry: await post(await live(), path, body, key) };
 }
 
-/** Waits until no execution is live, then stops the daemon (SIGTERM). */
+/** Waits until no execution is live (SETTLE_MS at most: then fails naming them), then stops the daemon (SIGTERM). */
 async function settle(): Promise<void> {
   const running = await live();
+  const deadline = Date.now() + SETTLE_MS;
   for (;;) {
     const listed = await running.api('GET', '/api/executions?state=live');
-    if ((listed.body as { executions: unknown[] }).executions.length === 0) break;
+    const left = (listed.body as { executions: { id: string; state: string }[] }).executions;
+    if (left.length === 0) break;
+    if (Date.now() > deadline) {
+      const which = left.map((execution) => `${execution.id} ${execution.state}`).join(', ');
+      throw new Error(
+        `still live after ${SETTLE_MS / 1000} s: ${which}; the service said: ${running.output().slice(-3000)}`,
+      );
+    }
     await sleep(200);
   }
   await running.kill('SIGTERM');
