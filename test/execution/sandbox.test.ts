@@ -38,6 +38,23 @@ function events(id: string): EventRecord[] {
   return readEvents(bench.home.eventsFile(id));
 }
 
+/**
+ * Runs `steps` as the simulator playing `harness` with `gates`, in the sandbox; the execution and its
+ * records, once its one attempt is seen to have run sandboxed.
+ */
+async function sandboxedRun(
+  name: string,
+  steps: object[],
+  gates: object,
+  harness: 'claude-code' | 'codex' = 'claude-code',
+) {
+  const scenario = bench.scenario(name, { steps });
+  const result = await bench.run(bench.task({ harness: simulated(harness, scenario), gates }));
+  const records = events(result.id);
+  expect(sandboxedFlags(records)).toEqual([true]);
+  return { result, records };
+}
+
 describe.skipIf(tools === undefined)('a harness in the sandbox, gates off', () => {
   it('cannot write outside its worktree, reach the state directory, or push anywhere but to its own remotes', async () => {
     const tag = randomBytes(4).toString('hex');
@@ -57,8 +74,9 @@ describe.skipIf(tools === undefined)('a harness in the sandbox, gates off', () =
     const originConfig = readFileSync(join(bench.origin, 'config'), 'utf8');
     const repoConfig = readFileSync(join(bench.repo, '.git', 'config'), 'utf8');
 
-    const scenario = bench.scenario('escape', {
-      steps: [
+    const { result, records } = await sandboxedRun(
+      'escape',
+      [
         run('opt', `echo x > ${opt}`),
         run('user-home', `echo x > ${userHome}`),
         run('symlink', `ln -s ${homedir()} out && echo x > out/harmflow-link-escape-${tag}`),
@@ -83,14 +101,10 @@ describe.skipIf(tools === undefined)('a harness in the sandbox, gates off', () =
         run('push-origin', 'git push -q --force origin HEAD:main'),
         { end: 'complete' },
       ],
-    });
-    const task = bench.task({ harness: simulated('claude-code', scenario), gates: NO_GATES });
-
-    const result = await bench.run(task);
+      NO_GATES,
+    );
 
     expect(result.state).toBe('succeeded');
-    const records = events(result.id);
-    expect(sandboxedFlags(records)).toEqual([true]);
     expect(outcomes(records)).toEqual({
       opt: false,
       'user-home': false,
@@ -132,8 +146,9 @@ describe.skipIf(tools === undefined)('a harness in the sandbox, gates off', () =
   });
 
   it('does the normal work: edits, tests, commits, pushes to its remote and opens a pull request', async () => {
-    const scenario = bench.scenario('work', {
-      steps: [
+    const { result, records } = await sandboxedRun(
+      'work',
+      [
         { write: { path: 'src/a.js', content: 'export const a = 1;\n' } },
         { run: 'npm test' },
         { commit: 'Add a' },
@@ -141,14 +156,10 @@ describe.skipIf(tools === undefined)('a harness in the sandbox, gates off', () =
         { pr: { title: 'Add a' } },
         { end: 'complete' },
       ],
-    });
-    const task = bench.task({ harness: simulated('claude-code', scenario), gates: NO_GATES });
-
-    const result = await bench.run(task);
+      NO_GATES,
+    );
 
     expect(result.state).toBe('succeeded');
-    const records = events(result.id);
-    expect(sandboxedFlags(records)).toEqual([true]);
     expect(records.filter((record) => record.type === 'tool.result' && !record.data.ok)).toEqual([]);
     const head = git(result.worktree, 'rev-parse', 'HEAD');
     expect(git(bench.origin, 'rev-parse', `refs/heads/${result.branch}`)).toBe(head);
@@ -158,8 +169,11 @@ describe.skipIf(tools === undefined)('a harness in the sandbox, gates off', () =
 
 describe.skipIf(tools === undefined)('a harness in the sandbox, gates on', () => {
   it('the gate runner inside records to the log; the attempt folder, its gates file and pgid cannot be changed', async () => {
-    const scenario = bench.scenario('gates', {
-      steps: [
+    // The operations gate alone: the hooks run the gate runner, and nothing is refused.
+    const gates = { operations: true, workspace: false, commands: false, nothingTwice: false };
+    const { result, records } = await sandboxedRun(
+      'gates',
+      [
         run('gates-rm', 'rm -f "$HARMFLOW_GATE_DIR/gates.json"'),
         run('gates-write', 'chmod u+w "$HARMFLOW_GATE_DIR/gates.json"; echo {} > "$HARMFLOW_GATE_DIR/gates.json"'),
         run('gates-mv', 'mv "$HARMFLOW_GATE_DIR/gates.json" "$HARMFLOW_GATE_DIR/old.json"'),
@@ -169,14 +183,9 @@ describe.skipIf(tools === undefined)('a harness in the sandbox, gates on', () =>
         { commit: 'Add nothing' },
         { end: 'complete' },
       ],
-    });
-    // The operations gate alone: the hooks run the gate runner, and nothing is refused.
-    const gates = { operations: true, workspace: false, commands: false, nothingTwice: false };
-    const task = bench.task({ harness: simulated('claude-code', scenario), gates });
-    const result = await bench.run(task);
+      gates,
+    );
 
-    const records = events(result.id);
-    expect(sandboxedFlags(records)).toEqual([true]);
     expect(outcomes(records)).toMatchObject({
       'gates-rm': false,
       'gates-write': false,
@@ -201,16 +210,11 @@ describe.skipIf(tools === undefined)('a harness in the sandbox, its hooks in its
       mv: 'mv "$CODEX_HOME/hooks.json" "$CODEX_HOME/hooks.old"',
       home: 'echo x > "$CODEX_HOME/notes.txt"',
     };
-    const scenario = bench.scenario('hooks', {
-      steps: [...Object.values(calls).map((command) => ({ run: command })), { end: 'complete' }],
-    });
     // The operations gate alone: the hooks run, and nothing is refused by a gate.
     const gates = { operations: true, workspace: false, commands: false, nothingTwice: false };
-    const task = bench.task({ harness: simulated('codex', scenario), gates });
-    const result = await bench.run(task);
+    const steps = [...Object.values(calls).map((command) => ({ run: command })), { end: 'complete' }];
+    const { result, records } = await sandboxedRun('hooks', steps, gates, 'codex');
 
-    const records = events(result.id);
-    expect(sandboxedFlags(records)).toEqual([true]);
     // The home stays writable (the CLI keeps its sessions there); the hooks file in it does not.
     expect(outcomes(records)).toEqual({
       [calls.rm]: false,
