@@ -30,7 +30,7 @@ export function registerReview(workflow: Command): void {
       .command('review <run>')
       .description("what the run's review steps wait on, with diffs and reasons; approve or reject"),
   )
-    .option('--file <file>', 'the workflow file (default: the one the run was started from)')
+    .option('--file <file>', 'the workflow file (default: the one the run was last started or resumed with)')
     .option('--approve <item>', 'approve this item; repeatable', collect)
     .option('--approve-all', 'approve every item waiting')
     .option('--reject <item>', 'reject this item (with --reason); repeatable', collect)

@@ -65,14 +65,20 @@ export function registerWorkflow(program: Command): void {
     workflow
       .command('resume <run>')
       .description('carry a run on with its workflow file (as it is now): reuses every stored output it can')
-      .option('--file <file>', 'the workflow file (default: the one the run was started from)'),
+      .option('--file <file>', 'the workflow file (default: the one the run was last started or resumed with)'),
   ).action(async (id: string, options: Common & Limits & { file?: string }) => {
     const place = storePlace(options, true);
     await withStore(place, async (store) => {
       refuseDrivenElsewhere(await getRun(store, id)); // before anything is planned or printed
       const module = await moduleOf(store, id, options.file);
       await planThenDrive(store, place, module, { run: id }, options, (needs) =>
-        resumeRun(module.workflow, id, { store, providers: module.providers, ...needs, ...progress(options) }),
+        resumeRun(module.workflow, id, {
+          store,
+          module: module.path,
+          providers: module.providers,
+          ...needs,
+          ...progress(options),
+        }),
       );
     });
   });
@@ -80,7 +86,7 @@ export function registerWorkflow(program: Command): void {
   storeOptions(
     workflow.command('plan <run>').description('what resuming the run would compute, cost and take (runs nothing)'),
   )
-    .option('--file <file>', 'the workflow file (default: the one the run was started from)')
+    .option('--file <file>', 'the workflow file (default: the one the run was last started or resumed with)')
     .option('--invalidate <step>', 'treat every item of the step as changed; repeatable', collect)
     .option('--assume-changed <step=n>', "assume n of the step's recomputed outputs change; repeatable", collect)
     .option('--full-from <step>', 'the step the full rerun compared with starts at')
@@ -122,7 +128,7 @@ export function registerWorkflow(program: Command): void {
       .description("record that a step's outputs in the run are wrong: its items are computed again on resume"),
   )
     .requiredOption('--reason <text>', 'why (kept with the run)')
-    .option('--file <file>', 'the workflow file (default: the one the run was started from)')
+    .option('--file <file>', 'the workflow file (default: the one the run was last started or resumed with)')
     .action(async (id: string, stepName: string, options: StoreOptions & { reason: string; file?: string }) => {
       const place = storePlace(options);
       if (options.reason.trim() === '') throw new UsageError('--reason must say why');

@@ -48,7 +48,10 @@ export interface RunRecord {
   readonly state: 'running' | 'crashed' | 'waiting' | 'succeeded' | 'failed';
   /** Why it stopped, e.g. `crashed at fact-check item c-1412: overloaded (retry budget spent)`. */
   readonly message?: string;
-  /** The absolute path of the workflow file it was started from, so it can be resumed by its id alone. */
+  /**
+   * The absolute path of the workflow file it was started from, or last resumed with, so it can be
+   * resumed (planned, invalidated) by its id alone with the file that fixed it.
+   */
   readonly module?: string;
   /** The process driving it while it is `running`; absent once it stopped, and on runs of older versions. */
   readonly owner?: RunOwner;
@@ -64,6 +67,8 @@ export interface RunPatch {
   readonly state?: RunRecord['state'];
   readonly message?: string | null;
   readonly owner?: RunOwner | null;
+  /** The workflow file a resume drives it with. */
+  readonly module?: string;
   readonly updatedAt: string;
 }
 

@@ -126,7 +126,10 @@ export async function startRun(
 export async function resumeRun(
   definition: WorkflowDefinition,
   id: string,
-  options: WorkflowOptions,
+  options: WorkflowOptions & {
+    /** The workflow file it is resumed with: recorded, so a later resume by the id alone uses it too. */
+    readonly module?: string;
+  },
 ): Promise<RunResult> {
   const stored = await options.store.getRun(id);
   if (stored === undefined) throw new NotFoundError(`no workflow run ${id}`);
@@ -140,8 +143,9 @@ export async function resumeRun(
   requireWhatStepsNeed(definition, options);
   const updatedAt = new Date((options.now ?? Date.now)()).toISOString();
   const owner = thisOwner(updatedAt);
-  await options.store.updateRun(id, { state: 'running', message: null, owner, updatedAt });
-  return drive(definition, { ...stored, state: 'running', owner, updatedAt }, options);
+  const module = options.module !== undefined && { module: options.module };
+  await options.store.updateRun(id, { state: 'running', message: null, owner, updatedAt, ...module });
+  return drive(definition, { ...stored, state: 'running', owner, updatedAt, ...module }, options);
 }
 
 /** A step's item and its fingerprint. */

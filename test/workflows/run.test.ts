@@ -127,6 +127,18 @@ describe('startRun and resumeRun', () => {
     expect(items.map((item) => [item.item, item.status])).toEqual(CUSTOMERS.map((key) => [key, 'done']));
   });
 
+  it('remembers the workflow file a resume used, for the next resume by the id alone', async () => {
+    const calls = new Calls();
+    const first = await startRun(pipeline(calls, '1'), { ...options(), module: '/work/first.mjs' });
+    expect((await store.getRun(first.run.id))?.module).toBe('/work/first.mjs');
+    const fixed = await resumeRun(pipeline(calls, '2'), first.run.id, { ...options(), module: '/work/fixed.mjs' });
+    expect(fixed.run.module).toBe('/work/fixed.mjs');
+    expect((await store.getRun(first.run.id))?.module).toBe('/work/fixed.mjs');
+    // A resume that names no file keeps the one recorded.
+    await resumeRun(pipeline(calls, '2'), first.run.id, options());
+    expect((await store.getRun(first.run.id))?.module).toBe('/work/fixed.mjs');
+  });
+
   it('cuts off early: a fixed step recomputes all, but only changed outputs rerun downstream', async () => {
     const calls = new Calls();
     const first = await startRun(pipeline(calls, '1'), options());
