@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import { EXIT, UsageError } from '../core/errors.js';
+import { EXIT, HarmflowError, UsageError } from '../core/errors.js';
 import type { EffectLedger } from '../store/effect-ledger.js';
 import type { Json, ResumeStore, RunRecord } from '../store/resume-store.js';
 import { loadWorkflowModule, type WorkflowModule } from '../workflows/module.js';
@@ -199,7 +199,7 @@ function limits(options: Limits): { deadline?: Date; maxUsd?: number } {
   return out;
 }
 
-/** Prints the plan; refuses (exit 2) when it is past the deadline or over the budget and --yes was not given. */
+/** Prints the plan; refuses (exit 15) when it is past the deadline or over the budget and --yes was not given. */
 function gate(plan: Plan, options: Common & Limits): void {
   if (!options.json) process.stdout.write(`${formatPlan(plan)}\n\n`);
   const over = [
@@ -211,8 +211,12 @@ function gate(plan: Plan, options: Common & Limits): void {
   }
 }
 
-/** A plan past the deadline or over the budget, refused without --yes. Exit code 2, as `plan` gives it. */
-class PlanRefused extends UsageError {}
+/** A plan past the deadline or over the budget, refused without --yes. Exit code 15, as `plan` gives it. */
+class PlanRefused extends HarmflowError {
+  constructor(message: string) {
+    super(message, EXIT.planOverLimits);
+  }
+}
 
 /**
  * The options `run` and `resume` share: the limits their plan is held to, output, and where the run's

@@ -19,6 +19,10 @@ export const EXIT = {
   executionTimedOut: 11,
   executionCanceled: 12,
   workflowWaiting: 13,
+  /** `workflow plan`: resuming would compute, send or wait for something. */
+  planPending: 14,
+  /** `workflow plan`: the plan is over its budget or past its deadline; `run`/`resume` refused it. */
+  planOverLimits: 15,
 } as const;
 
 /** The base of every error HarmFlow raises on purpose. */

@@ -15,7 +15,7 @@
  * calls plan-items.ts describes, and latestOutputs only when the run has items of the step it never
  * computed or no output of it to measure. The caller owns the store.
  */
-import { NotFoundError, UsageError } from '../core/errors.js';
+import { EXIT, NotFoundError, UsageError } from '../core/errors.js';
 import type { EffectLedger } from '../store/effect-ledger.js';
 import type { Json, Measured, ResumeStore, RunItem, RunRecord, StoredOutput } from '../store/resume-store.js';
 import type { ModelProvider, StepDefinition, WorkflowDefinition } from './define.js';
@@ -274,11 +274,14 @@ export async function planResume(definition: WorkflowDefinition, options: PlanOp
   };
 }
 
-/** The exit code a plan calls for: 0 nothing to do, 1 work pending, 2 over the budget or past the deadline. */
-export function planExitCode(plan: Plan): 0 | 1 | 2 {
-  if (plan.steps.every((step) => step.willRun.items === 0 && step.mayRun === 0)) return 0;
-  if (plan.budget?.fits === false || plan.deadline?.fits === false) return 2;
-  return 1;
+/**
+ * The exit code a plan calls for: 0 nothing to do, 14 work pending, 15 over the budget or past the
+ * deadline — codes of their own, apart from a bug's 1 and a usage error's 2 (docs/cli.md).
+ */
+export function planExitCode(plan: Plan): number {
+  if (plan.steps.every((step) => step.willRun.items === 0 && step.mayRun === 0)) return EXIT.ok;
+  if (plan.budget?.fits === false || plan.deadline?.fits === false) return EXIT.planOverLimits;
+  return EXIT.planPending;
 }
 
 /** Every step an option names must exist; counts and money must be non-negative. */

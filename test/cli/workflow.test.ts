@@ -37,7 +37,7 @@ function cli(...args: string[]) {
 describe('harmflow workflow', () => {
   it('refuses a run over its budget without --yes, and creates nothing', async () => {
     const refused = cli('run', FIRST, '--max-usd', '10');
-    expect(refused.status).toBe(2);
+    expect(refused.status).toBe(15);
     expect(refused.stderr).toMatch(/the plan is over the budget of \$10: nothing started \(pass --yes/);
     const store = openSqliteResumeStore(join(home, 'harmflow.db'));
     try {
@@ -57,7 +57,7 @@ describe('harmflow workflow', () => {
     const deadline = new Date(Date.now() + 26 * 3_600_000).toISOString();
     const args = ['plan', run, '--file', FIXED, '--invalidate', 'categorise', '--assume-changed', 'totals=200'];
     const plan = cli(...args, '--deadline', deadline);
-    expect(plan.status).toBe(1);
+    expect(plan.status).toBe(14);
     expect(plan.stdout).toMatch(/total +\$48\.86, 8\.1\d h \(4\.1\d h of work \+ 4\.00 h of review\)/);
     expect(plan.stdout).toMatch(
       /full rerun +from categorise: \$93\.00, 11\.5\d h \(7\.5\d h of work \+ 4\.00 h of review\)/,
@@ -117,7 +117,7 @@ describe('harmflow workflow', () => {
     const invalidated = cli('invalidate', run, 'categorise', '--file', FIXED, '--reason', 'labels drifted');
     expect(invalidated.status).toBe(0);
     const replan = cli('plan', run, '--file', FIXED);
-    expect(replan.status).toBe(1);
+    expect(replan.status).toBe(14);
     expect(replan.stdout).toMatch(/categorise +model +1200 +0 +1200 .*invalidated 1200/);
     expect(replan.stdout).toMatch(/send +effect +2000 .*2000 sent already/);
   });

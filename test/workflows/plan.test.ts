@@ -183,7 +183,7 @@ describe('planResume: what a resume would do', () => {
       ['check', 0, 0, 10],
     ]);
     expect(stepOf(bumped, 'labels').willRun.reasons).toEqual({ version: 10 });
-    expect(planExitCode(bumped)).toBe(1);
+    expect(planExitCode(bumped)).toBe(14);
 
     // Three totals come out different: their letters and checks will run, the rest stay (early cutoff).
     const assumed = await plan(pipeline({ labels: '2' }), run.id, { assumeChanged: { totals: 3 } });
@@ -375,25 +375,25 @@ describe('planResume: dollars, hours, the full rerun, the deadline and the budge
     expect(result.total.usd).toBeCloseTo((10 + 2 + 2) * 0.0045, 10);
     expect(result.total.usd).toBeLessThan(result.full.total.usd);
     expect(result.deadline).toEqual({ at: '2026-11-01T10:00:00.000Z', hoursLeft: 1, fits: true, fullFits: true });
-    expect(planExitCode(result)).toBe(1);
+    expect(planExitCode(result)).toBe(14);
 
     const fromAmounts = await plan(fixed, run.id, { ...options, fullFrom: 'amounts' });
     expect(fromAmounts.full.steps.map((step) => step.step)).toEqual(['amounts', 'labels', 'totals', 'letter', 'check']);
 
     const late = await plan(fixed, run.id, { ...options, deadline: new Date(START + 10_000) });
     expect(late.deadline).toMatchObject({ fits: false, fullFits: false });
-    expect(planExitCode(late)).toBe(2);
+    expect(planExitCode(late)).toBe(15);
 
     const past = await plan(fixed, run.id, { ...options, deadline: new Date(START - 3600_000) });
     expect(past.deadline?.hoursLeft).toBe(-1);
-    expect(planExitCode(past)).toBe(2);
+    expect(planExitCode(past)).toBe(15);
 
     const poor = await plan(fixed, run.id, { ...options, maxUsd: 0.05 });
     expect(poor.budget).toEqual({ maxUsd: 0.05, fits: false, fullFits: false });
-    expect(planExitCode(poor)).toBe(2);
+    expect(planExitCode(poor)).toBe(15);
     const enough = await plan(fixed, run.id, { ...options, maxUsd: 0.1 });
     expect(enough.budget).toEqual({ maxUsd: 0.1, fits: true, fullFits: false });
-    expect(planExitCode(enough)).toBe(1);
+    expect(planExitCode(enough)).toBe(14);
   });
 });
 
@@ -495,6 +495,6 @@ describe("planResume: the issue's statements case", () => {
     expect(result.full.total.usd).toBeCloseTo(93, 6);
     expect(result.full.total.hours).toBeCloseTo(7.5, 6);
     expect(result.deadline).toMatchObject({ hoursLeft: 26, fits: true, fullFits: true });
-    expect(planExitCode(result)).toBe(1);
+    expect(planExitCode(result)).toBe(14);
   });
 });
