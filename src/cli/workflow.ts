@@ -9,6 +9,7 @@ import { refuseDrivenElsewhere } from '../workflows/run-owner.js';
 import { collect } from './option-values.js';
 import { registerEffects } from './workflow-effects.js';
 import { formatEvent, formatPlan } from './workflow-format.js';
+import { registerLs } from './workflow-ls.js';
 import { registerReview } from './workflow-review.js';
 import { registerStatus } from './workflow-status.js';
 import {
@@ -36,7 +37,9 @@ interface Limits {
 }
 
 export function registerWorkflow(program: Command): void {
-  const workflow = program.command('workflow').description('resumable multi-step workflows: run, resume, plan, status');
+  const workflow = program
+    .command('workflow')
+    .description('resumable multi-step workflows: run, resume, plan, status, ls');
 
   limitOptions(
     workflow
@@ -121,6 +124,7 @@ export function registerWorkflow(program: Command): void {
     );
 
   registerStatus(workflow);
+  registerLs(workflow);
 
   storeOptions(
     workflow

@@ -1,0 +1,61 @@
+/**
+ * `harmflow workflow ls`: the runs of the store, newest first — id, state as it is now (a `running`
+ * run whose process is gone is `interrupted`, workflows/run-owner.ts), workflow, when it started and
+ * last changed, and why it stopped or what it waits for (the run's message: `185 item(s) await
+ * review: …`). `--workflow NAME` keeps one workflow's runs; `--json` prints `{runs: [...]}`, each run
+ * as the store has it with the state shown. Reads the runs alone, never their items: a list of many
+ * large runs costs one query.
+ */
+import type { Command } from 'commander';
+import type { RunRecord } from '../store/resume-store.js';
+import { type RunStatus, runStatus } from '../workflows/run-owner.js';
+import { type StoreOptions, storeOptions, storePlace, withStore } from './workflow-store.js';
+
+/** Registers `ls` under the `workflow` command. */
+export function registerLs(workflow: Command): void {
+  storeOptions(
+    workflow.command('ls').description('the runs, newest first: state, workflow, started, what each waits for'),
+  )
+    .option('--workflow <name>', "only this workflow's runs")
+    .option('--json', 'print the runs as JSON')
+    .action(async (options: StoreOptions & { workflow?: string; json?: boolean }) => {
+      await withStore(storePlace(options), async (store) => {
+        const runs = await store.listRuns(options.workflow === undefined ? {} : { workflow: options.workflow });
+        const shown = runs.map((run) => ({ run, status: runStatus(run) }));
+        if (options.json) {
+          const json = shown.map(({ run, status }) => ({ ...run, ...status }));
+          process.stdout.write(`${JSON.stringify({ runs: json }, null, 2)}\n`);
+        } else {
+          process.stdout.write(`${formatRuns(shown)}\n`);
+        }
+      });
+    });
+}
+
+/** The runs as a table, or one line saying there are none. */
+export function formatRuns(runs: readonly { readonly run: RunRecord; readonly status: RunStatus }[]): string {
+  if (runs.length === 0) return 'no workflow runs yet: `harmflow workflow run FILE` starts one';
+  const rows = runs.map(({ run, status }) => [
+    run.id,
+    status.state,
+    run.workflow,
+    minute(run.createdAt),
+    minute(run.updatedAt),
+    run.message ?? '',
+  ]);
+  const header = ['RUN', 'STATE', 'WORKFLOW', 'STARTED', 'UPDATED', 'WHY / WAITING FOR'];
+  const widths = header.map((title, column) =>
+    Math.max(title.length, ...rows.map((row) => (row[column] as string).length)),
+  );
+  const line = (cells: readonly string[]) =>
+    cells
+      .map((cell, column) => (column === cells.length - 1 ? cell : cell.padEnd(widths[column] ?? 0)))
+      .join('  ')
+      .trimEnd();
+  return [line(header), ...rows.map(line)].join('\n');
+}
+
+/** `2026-12-02T17:39:10.311Z` as `2026-12-02 17:39Z`: the table's time, to the minute, in UTC. */
+function minute(iso: string): string {
+  return `${iso.slice(0, 10)} ${iso.slice(11, 16)}Z`;
+}
