@@ -18,6 +18,7 @@
  * raw logs, pgid) and the execution's context.json, which the handoff prompt points the harness at;
  * the rest of the state directory is out of sight.
  */
+import { mkdirSync } from 'node:fs';
 import { delimiter, dirname, isAbsolute, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { HomePaths } from '../core/home.js';
@@ -92,6 +93,12 @@ export async function executionSandbox(input: ExecutionSandboxInput): Promise<Ex
     });
   }
   const worktreeGitDir = await gitOutput(input.worktree, ['rev-parse', '--path-format=absolute', '--git-dir']);
+  const remoteGitDirs = await localRemoteGitDirs(input.worktree);
+  // Only a folder that exists can be bound writable, and git makes `logs/` on the first ref it logs
+  // (a bare mirror has none yet): made here, from outside, as git itself would make it.
+  for (const dir of [...(gitDir !== undefined ? [gitDir] : []), ...remoteGitDirs]) {
+    for (const part of GIT_WRITES) mkdirSync(join(dir, part), { recursive: true });
+  }
   return {
     tools: probe.tools,
     stateDir: input.home.root,
@@ -99,7 +106,7 @@ export async function executionSandbox(input: ExecutionSandboxInput): Promise<Ex
     contextFile: input.home.contextFile(input.execution),
     ...(gitDir !== undefined && { gitDir }),
     ...(worktreeGitDir !== undefined && worktreeGitDir !== gitDir && { worktreeGitDir }),
-    remoteGitDirs: await localRemoteGitDirs(input.worktree),
+    remoteGitDirs,
   };
 }
 

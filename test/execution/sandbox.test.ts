@@ -12,7 +12,8 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { readEvents } from '../../src/events/log.js';
 import type { EventRecord } from '../../src/events/schema.js';
-import { SANDBOX_OFF } from '../../src/execution/attempt-sandbox.js';
+import { executionSandbox, SANDBOX_OFF } from '../../src/execution/attempt-sandbox.js';
+import type { Recorder } from '../../src/execution/recorder.js';
 import { readPulls } from '../../src/simulators/forge/store.js';
 import { bwrapTools } from '../proc/bwrap.js';
 import { type Bench, GIT_IDENTITY, git, makeBench, simulated } from './fixture.js';
@@ -164,6 +165,21 @@ describe.skipIf(tools === undefined)('a harness in the sandbox, gates off', () =
     const head = git(result.worktree, 'rev-parse', 'HEAD');
     expect(git(bench.origin, 'rev-parse', `refs/heads/${result.branch}`)).toBe(head);
     expect((await readPulls(bench.forgeDir)).map((pull) => pull.head)).toEqual([result.branch]);
+  });
+});
+
+describe.skipIf(tools === undefined)('the git directories a turn writes', () => {
+  it('are made before the sandbox where git has not made them yet: a bare remote or mirror without logs/', async () => {
+    expect(existsSync(join(bench.origin, 'logs'))).toBe(false);
+    const worktree = join(bench.dir, 'tree');
+    git(bench.repo, 'worktree', 'add', '--quiet', '-b', 'harmflow/t', worktree);
+    const recorder = { executor: () => {} } as unknown as Recorder;
+    const input = { choice: 'bwrap', execution: 'e1', worktree, home: bench.home, hostEnv: process.env } as const;
+    const sandbox = await executionSandbox({ ...input, recorder, firstDrive: true });
+
+    expect(sandbox?.remoteGitDirs).toEqual([bench.origin]);
+    // Only a folder that exists can be bound writable: git would make this one at its first logged ref.
+    expect(existsSync(join(bench.origin, 'logs'))).toBe(true);
   });
 });
 
