@@ -124,7 +124,10 @@ export interface SandboxTurn {
   readonly homeDir: string;
   /** True when the gate runner runs inside: it appends to events.jsonl and to the attempt's SEEN_FILE. */
   readonly gateRunner: boolean;
-  /** The harness's environment: its PATH, and `HARMFLOW_FORGE_DIR` when it names a fake forge. */
+  /**
+   * The harness's environment: its PATH, `HARMFLOW_FORGE_DIR` when it names a fake forge, and
+   * `SSH_AUTH_SOCK` when the task passes an ssh agent's socket on.
+   */
   readonly env: Readonly<Record<string, string>>;
   /**
    * The hooks' settings HarmFlow wrote into the private home (Codex's hooks.json, Gemini's
@@ -151,8 +154,10 @@ export function turnPolicy(sandbox: ExecutionSandbox, turn: SandboxTurn): Sandbo
     ...(turn.gateRunner ? [sandbox.eventsFile, join(turn.attemptDir, SEEN_FILE)] : []),
   ];
   // What the private /tmp would cover and the command needs: never anything of the state directory.
+  // An ssh agent's socket (OpenSSH makes it under /tmp) is connected to, which a read-only bind allows.
   const reads = [
     ...(turn.env.PATH ?? '').split(delimiter),
+    ...(turn.env.SSH_AUTH_SOCK !== undefined ? [turn.env.SSH_AUTH_SOCK] : []),
     ...turn.reads,
     PACKAGE_ROOT,
     dirname(process.execPath),

@@ -62,7 +62,9 @@ describe('a turn in the sandbox', () => {
   });
 
   it('brings back from /tmp what the command needs, and nothing of the state directory', () => {
-    const policy = turnPolicy(SANDBOX, { ...TURN, gateRunner: false });
+    const env = { ...TURN.env, SSH_AUTH_SOCK: '/tmp/ssh-XXXXabcd/agent.1234' };
+    const policy = turnPolicy(SANDBOX, { ...TURN, env, gateRunner: false });
+    expect(policy.readOnly).toContain('/tmp/ssh-XXXXabcd/agent.1234');
     expect(policy.readOnly).toContain('/tmp/t/bin');
     expect(policy.readOnly).toContain('/tmp/t/task.scenario.yaml');
     expect(policy.readOnly).not.toContain(`${STATE}/bin`);
