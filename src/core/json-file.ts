@@ -10,13 +10,15 @@ import { PRIVATE_FILE_MODE } from './home.js';
  * this returns the new file survives a crash of the process or of the machine. Concurrent writers
  * each win whole. Costs two fsyncs (about a millisecond on a local SSD), so it is for records that
  * must not be lost — context.json, a queue acknowledged to a client — not for hot paths. The file is
- * its owner's alone (mode 0600, core/home.ts): these files live in the state directory.
+ * its owner's alone (`mode`, 0600 unless given, core/home.ts): these files live in the state
+ * directory. Returns the text written, for a caller that keeps its digest.
  */
-export function writeJsonAtomic(file: string, value: unknown): void {
+export function writeJsonAtomic(file: string, value: unknown, mode = PRIVATE_FILE_MODE): string {
+  const text = `${JSON.stringify(value, null, 2)}\n`;
   const temp = `${file}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`;
-  const fd = openSync(temp, 'w', PRIVATE_FILE_MODE);
+  const fd = openSync(temp, 'w', mode);
   try {
-    writeSync(fd, `${JSON.stringify(value, null, 2)}\n`);
+    writeSync(fd, text);
     fsyncSync(fd);
   } finally {
     closeSync(fd);
@@ -28,4 +30,5 @@ export function writeJsonAtomic(file: string, value: unknown): void {
   } finally {
     closeSync(dir);
   }
+  return text;
 }

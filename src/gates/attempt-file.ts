@@ -12,14 +12,15 @@
  * line each, appended by the runner after a call that made one), so "nothing twice" also covers
  * what the attempt itself did since it started. Loaded by the runner: `zod/mini` only.
  */
-import { createHash, randomBytes } from 'node:crypto';
-import { appendFileSync, closeSync, fsyncSync, openSync, readFileSync, renameSync, writeSync } from 'node:fs';
+import { createHash } from 'node:crypto';
+import { appendFileSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import * as z from 'zod/mini';
 import { COMMAND_RULES } from '../core/command-rules.js';
 import { EXIT, HarmflowError } from '../core/errors.js';
 import type { GatesSettings } from '../core/gates-config.js';
 import { PRIVATE_FILE_MODE } from '../core/home.js';
+import { writeJsonAtomic } from '../core/json-file.js';
 import { type GateFacts, type SeenWork, withSeen } from './facts.js';
 
 export const GATES_FILE = 'gates.json';
@@ -106,30 +107,13 @@ export class GatesFileError extends HarmflowError {
 }
 
 /**
- * Writes `gates` as `dir`'s gates file, read-only (GATES_FILE_MODE), by a temporary file, an fsync and
- * a rename (readers see the old file or the new one, never a mix), and returns the SHA-256 of the
- * bytes written: the engine's own copy of the digest, kept in its memory where the agent cannot
- * change it, for the hooks it installs to carry (src/harnesses/hooks.ts `gateRunner`).
+ * Writes `gates` as `dir`'s gates file, read-only (GATES_FILE_MODE) and atomically (`writeJsonAtomic`:
+ * readers see the old file or the new one, never a mix), and returns the SHA-256 of the bytes
+ * written: the engine's own copy of the digest, kept in its memory where the agent cannot change it,
+ * for the hooks it installs to carry (src/harnesses/hooks.ts `gateRunner`).
  */
 export function writeAttemptGatesFile(dir: string, gates: AttemptGates): string {
-  const bytes = Buffer.from(`${JSON.stringify(gates, null, 2)}\n`);
-  const path = join(dir, GATES_FILE);
-  const temp = `${path}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`;
-  const fd = openSync(temp, 'wx', GATES_FILE_MODE);
-  try {
-    writeSync(fd, bytes);
-    fsyncSync(fd);
-  } finally {
-    closeSync(fd);
-  }
-  renameSync(temp, path);
-  const folder = openSync(dir, 'r');
-  try {
-    fsyncSync(folder);
-  } finally {
-    closeSync(folder);
-  }
-  return sha256Of(bytes);
+  return sha256Of(Buffer.from(writeJsonAtomic(join(dir, GATES_FILE), gates, GATES_FILE_MODE)));
 }
 
 /**
