@@ -24,9 +24,9 @@ import { fileURLToPath } from 'node:url';
 import type { HomePaths } from '../core/home.js';
 import type { SandboxChoice } from '../core/task.js';
 import { SEEN_FILE } from '../gates/attempt-file.js';
-import { runCommand } from '../proc/run.js';
 import { isWithin, PRIVATE_TMP, type SandboxPolicy, type SandboxTools } from '../proc/sandbox.js';
 import { probeSandbox } from '../proc/sandbox-probe.js';
+import { git } from '../workspace/git.js';
 import type { Recorder } from './recorder.js';
 
 /** This package: the simulator, the gate runner and the fake forge run from it. */
@@ -86,13 +86,19 @@ export async function executionSandbox(input: ExecutionSandboxInput): Promise<Ex
       `sandbox: off — ${probe.reason}: the harness runs with the user's full access, only the gates stand between it and the machine`,
     );
   }
-  const gitDir = await gitOutput(input.worktree, ['rev-parse', '--path-format=absolute', '--git-common-dir']);
+  // One line each: the repository's git directory, then the worktree's own (its admin folder).
+  const dirs = await gitOutput(input.worktree, [
+    'rev-parse',
+    '--path-format=absolute',
+    '--git-common-dir',
+    '--git-dir',
+  ]);
+  const [gitDir, worktreeGitDir] = dirs?.split('\n') ?? [];
   if (gitDir === undefined) {
     input.recorder.executor('warning', {
       message: `sandbox: git could not name the repository's git directory from ${input.worktree}; commits will fail inside the sandbox`,
     });
   }
-  const worktreeGitDir = await gitOutput(input.worktree, ['rev-parse', '--path-format=absolute', '--git-dir']);
   const remoteGitDirs = await localRemoteGitDirs(input.worktree);
   // Only a folder that exists can be bound writable, and git makes `logs/` on the first ref it logs
   // (a bare mirror has none yet): made here, from outside, as git itself would make it.
@@ -199,7 +205,7 @@ async function localRemoteGitDirs(worktree: string): Promise<string[]> {
 
 /** Git's trimmed stdout, or undefined when it failed. */
 async function gitOutput(cwd: string, args: readonly string[]): Promise<string | undefined> {
-  const result = await runCommand('git', args, { cwd, timeoutMs: GIT_TIMEOUT_MS });
+  const result = await git(cwd, args, { timeoutMs: GIT_TIMEOUT_MS });
   const out = result.stdout.trim();
   return result.exitCode === 0 && out !== '' ? out : undefined;
 }
