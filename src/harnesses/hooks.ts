@@ -48,9 +48,7 @@ export interface HarnessHooks {
    * that cannot call `PreToolUse` cannot be denied a call: its gates record, after the fact.
    */
   readonly events: readonly GateEvent[];
-  /**
-   * Returns `spec` with the gate runner installed for `events`. Pure.
-   */
+  /** Returns `spec` with the gate runner installed for `events`. Pure. */
   install(spec: CommandSpec, input: HookInstallInput): CommandSpec;
 }
 

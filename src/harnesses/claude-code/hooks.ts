@@ -6,7 +6,7 @@
  * `PostToolUseFailure` for one that failed, both given to the runner as `PostToolUse`) and when the
  * agent stops (`Stop`). `--settings` adds to the settings Claude Code reads and changes nothing of
  * the user's own, and takes precedence over all but managed settings: its `disableAllHooks: false`
- * keeps the hooks on whatever the user's or the worktree's settings say. Pure but for the digest.
+ * keeps the hooks on whatever the user's or the worktree's settings say. Pure.
  */
 import { GATE_EVENTS, type GateEvent } from '../../gates/hook-event.js';
 import { attemptFile, gateRunner, type HarnessHooks } from '../hooks.js';

@@ -1,9 +1,9 @@
 /**
  * Installs HarmFlow's gates into one Codex turn (verified against codex-cli 0.171.0 `exec`, notes in
  * docs/harnesses.md): a `hooks.json` in the attempt's private `$CODEX_HOME` that runs the gate runner
- * (`gateRunner`: with the gates file's digest) on `PreToolUse`, `PostToolUse` and `Stop`, and `--dangerously-bypass-hook-trust`, without which
- * Codex skips every hook it has not been told to trust — silently, with no warning in `--json`
- * output. The user's own configuration is never read or written. Pure but for the digest.
+ * (`gateRunner`: with the gates file's digest) on `PreToolUse`, `PostToolUse` and `Stop`, and
+ * `--dangerously-bypass-hook-trust`, without which Codex skips every hook it has not been told to
+ * trust — silently, with no warning in `--json` output. The user's own configuration is never read or written. Pure.
  *
  * With the flag, Codex emits two `item.completed` items of type `error` ("`--dangerously-bypass-hook-trust`
  * is enabled…") at the start of every turn; they are warnings, not failures. Hooks in the worktree's

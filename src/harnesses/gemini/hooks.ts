@@ -3,9 +3,8 @@
  * `-p … --yolo --skip-trust`, notes in docs/harnesses.md): a `hooks` section in the attempt's own
  * `$GEMINI_CLI_HOME/.gemini/settings.json`, merged into the settings file the command already writes,
  * that runs the gate runner (`gateRunner`: with the gates file's digest) on `BeforeTool`, `AfterTool`
- * and `AfterAgent`. Gemini runs hooks from
- * these user settings with no trust prompt in headless mode. The user's own configuration and the
- * worktree's `.gemini/` are never read or written. Pure but for the digest.
+ * and `AfterAgent`. Gemini runs hooks from these user settings with no trust prompt in headless mode. The user's own configuration and the
+ * worktree's `.gemini/` are never read or written. Pure.
  *
  * Gemini hands a hook its own environment unchanged, unless the variables say it runs in GitHub
  * Actions (`GITHUB_SHA`, `SURFACE=Github`): then only PATH, HOME, LANG, TMPDIR, `GEMINI_CLI_*` and a

@@ -3,8 +3,9 @@
  * private global config dir that runs the gate runner around every tool call. OpenCode has no
  * command hooks; its plugins are JS modules it loads from `{plugin,plugins}/*.{js,ts}` of each config
  * dir, with no network and without `@opencode-ai/plugin` installed. The plugin (generated below, the
- * gate argv embedded: `gateRunner`, with the gates file's digest) writes one Claude Code–shaped hook input on the runner's stdin and reads a
- * Claude Code–shaped answer, so the dialect (`hook-dialect.ts`) stays close to Claude Code's:
+ * gate argv embedded: `gateRunner`, with the gates file's digest) writes one Claude Code–shaped hook
+ * input on the runner's stdin and reads a Claude Code–shaped answer, so the dialect
+ * (`hook-dialect.ts`) stays close to Claude Code's:
  *
  * - `tool.execute.before` → `PreToolUse` `{session_id, cwd, hook_event_name, tool_name, tool_input,
  *   tool_use_id}` with OpenCode's own tool name and args. A `permissionDecision: "deny"` answer (or
