@@ -20,7 +20,8 @@ import { getAdapter } from '../../src/harnesses/registry.js';
 import { connectHarness } from '../../src/simulators/model-api/connect.js';
 import type { ReplySpec } from '../../src/simulators/model-api/script.js';
 import { GIT_IDENTITY } from '../execution/fixture.js';
-import { attemptsSandboxed, REAL_PATH, realCliLab, realHarnessesAvailable, SANDBOXED } from './real-harnesses.js';
+import { sandboxedFlags } from '../execution/sandbox-fixture.js';
+import { REAL_PATH, realCliLab, realHarnessesAvailable, SANDBOXED } from './real-harnesses.js';
 
 const HARNESSES = ['claude-code', 'codex', 'gemini', 'opencode'] as const satisfies readonly HarnessName[];
 const enabled = realHarnessesAvailable(HARNESSES);
@@ -94,7 +95,7 @@ describe.skipIf(!enabled).each(HARNESSES)('the real %s CLI', (harness) => {
     expect(result.attempts.map((a) => [a.outcome, a.message])).toEqual([['completed', expect.any(String)]]);
     expect(readFileSync(join(result.worktree, 'edited.txt'), 'utf8')).toBe(`edited by ${harness}\n`);
     const records = readEvents(lab.bench.home.eventsFile(result.id));
-    expect(attemptsSandboxed(records)).toEqual([SANDBOXED]);
+    expect(sandboxedFlags(records)).toEqual([SANDBOXED]);
     const sessionId = records.find((r) => r.type === 'session.started')?.data;
     expect(sessionId).toBeDefined();
     const fileChange = records.find((r) => r.type === 'operation' && r.data.kind === 'file_change');
@@ -204,7 +205,7 @@ describe.skipIf(!enabled)('chains of real CLIs', () => {
         [first, 'quota_exhausted'],
         [second, 'completed'],
       ]);
-      expect(attemptsSandboxed(readEvents(lab.bench.home.eventsFile(result.id)))).toEqual([SANDBOXED, SANDBOXED]);
+      expect(sandboxedFlags(readEvents(lab.bench.home.eventsFile(result.id)))).toEqual([SANDBOXED, SANDBOXED]);
       const firstFile = `from-${first.split('-')[0]}.txt`;
       expect(existsSync(join(result.worktree, firstFile))).toBe(true);
       expect(existsSync(join(result.worktree, `from-${second}.txt`))).toBe(true);

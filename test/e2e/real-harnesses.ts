@@ -8,7 +8,6 @@
 import { delimiter } from 'node:path';
 import { afterAll, afterEach, beforeAll, beforeEach } from 'vitest';
 import type { HarnessName } from '../../src/core/outcome.js';
-import type { EventRecord } from '../../src/events/schema.js';
 import { getAdapter } from '../../src/harnesses/registry.js';
 import { findExecutable } from '../../src/proc/which.js';
 import { connectHarness } from '../../src/simulators/model-api/connect.js';
@@ -28,11 +27,6 @@ export const REAL_PATH = [...HARNESS_BIN_DIRS, process.env.PATH ?? '/usr/bin:/bi
  * HARMFLOW_REQUIRE_BWRAP=1, CI, its absence fails the tests that import this).
  */
 export const SANDBOXED = (await bwrapTools()) !== undefined;
-
-/** Whether each attempt of an execution ran in the OS sandbox, from its `attempt.started` records. */
-export function attemptsSandboxed(records: readonly EventRecord[]): (boolean | undefined)[] {
-  return records.flatMap((record) => (record.type === 'attempt.started' ? [record.data.sandboxed] : []));
-}
 
 let announced = false;
 

@@ -15,8 +15,9 @@ import { connectHarness } from '../../src/simulators/model-api/connect.js';
 import type { ReplySpec } from '../../src/simulators/model-api/script.js';
 import { type ModelApi, startModelApi } from '../../src/simulators/model-api/server.js';
 import { GIT_IDENTITY } from '../execution/fixture.js';
+import { sandboxedFlags } from '../execution/sandbox-fixture.js';
 import { makeServiceBench, type ServiceBench } from '../service/bench.js';
-import { attemptsSandboxed, REAL_PATH, realHarnessesAvailable, SANDBOXED } from './real-harnesses.js';
+import { REAL_PATH, realHarnessesAvailable, SANDBOXED } from './real-harnesses.js';
 
 const HARNESSES = ['claude-code', 'codex', 'gemini', 'opencode'] as const satisfies readonly HarnessName[];
 const enabled = realHarnessesAvailable(HARNESSES);
@@ -95,7 +96,7 @@ describe.skipIf(!enabled).each(HARNESSES)('the service with the real %s CLI', (h
     expect((await service.store.getExecution(execution.id))?.state).toBe('succeeded');
     const all = service.events(execution.id);
     // Each of the three attempts ran in the OS sandbox, the resumed ones in the first one's home.
-    expect(attemptsSandboxed(all)).toEqual([SANDBOXED, SANDBOXED, SANDBOXED]);
+    expect(sandboxedFlags(all)).toEqual([SANDBOXED, SANDBOXED, SANDBOXED]);
     const ended = all.filter((record) => record.type === 'attempt.ended');
     expect(ended.map((record) => record.type === 'attempt.ended' && record.data.outcome)).toEqual([
       'completed',
