@@ -14,6 +14,7 @@ import { z } from 'zod';
 import { NotFoundError, UsageError } from '../core/errors.js';
 import type { EffectLedger, EffectRecord, EffectState } from '../store/effect-ledger.js';
 import type { ResumeStore } from '../store/resume-store.js';
+import { alignColumns } from './columns.js';
 import { type StoreOptions, storeOptions, storePlace, withLedger, withStore } from './workflow-store.js';
 
 /** 100 characters of a result, error or reason in the table: a receipt or a one-line error fits; `--json` gives all. */
@@ -146,15 +147,9 @@ export function formatEffects(run: string, records: readonly EffectRecord[]): st
       clip(detailOf(record)),
     ]);
   }
-  const widths = rows[0]?.map((_, column) => Math.max(...rows.map((row) => (row[column] ?? '').length))) ?? [];
   const lines = [
     `run ${run}: ${records.length} effect${records.length === 1 ? '' : 's'} (${summary})`,
-    ...rows.map((row) =>
-      row
-        .map((cell, column) => cell.padEnd(widths[column] ?? 0))
-        .join('  ')
-        .trimEnd(),
-    ),
+    ...alignColumns(rows),
   ];
   if (counts.has('unknown')) {
     lines.push(

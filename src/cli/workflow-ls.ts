@@ -9,6 +9,7 @@
 import type { Command } from 'commander';
 import type { RunRecord } from '../store/resume-store.js';
 import { type RunStatus, runStatus } from '../workflows/run-owner.js';
+import { alignColumns } from './columns.js';
 import { type StoreOptions, storeOptions, storePlace, withStore } from './workflow-store.js';
 
 /** Registers `ls` under the `workflow` command. */
@@ -44,15 +45,7 @@ export function formatRuns(runs: readonly { readonly run: RunRecord; readonly st
     run.message ?? '',
   ]);
   const header = ['RUN', 'STATE', 'WORKFLOW', 'STARTED', 'UPDATED', 'WHY / WAITING FOR'];
-  const widths = header.map((title, column) =>
-    Math.max(title.length, ...rows.map((row) => (row[column] as string).length)),
-  );
-  const line = (cells: readonly string[]) =>
-    cells
-      .map((cell, column) => (column === cells.length - 1 ? cell : cell.padEnd(widths[column] ?? 0)))
-      .join('  ')
-      .trimEnd();
-  return [line(header), ...rows.map(line)].join('\n');
+  return alignColumns([header, ...rows]).join('\n');
 }
 
 /** `2026-12-02T17:39:10.311Z` as `2026-12-02 17:39Z`: the table's time, to the minute, in UTC. */
