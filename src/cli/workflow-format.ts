@@ -83,6 +83,7 @@ export function formatEvent(event: WorkflowEvent): string | undefined {
       return `  failed ${event.step} ${event.item}: ${event.error}`;
     case 'step.ended':
       return `${event.step}: ${event.computed} computed, ${event.cached} reused, ${event.failed} failed, ${event.blocked} blocked`;
+    case 'item.done':
     case 'run.ended':
       return undefined;
   }

@@ -58,9 +58,21 @@ export interface WorkflowOptions {
   readonly random?: () => number;
 }
 
+/**
+ * What computing one item spent in a drive: its tries, the time they took and the model tokens they
+ * used. Figures a computer did not report (an item a cluster worker committed) are absent, not zero.
+ */
+export interface Spent {
+  readonly tries: number;
+  readonly durationMs?: number;
+  readonly inputTokens?: number;
+  readonly outputTokens?: number;
+}
+
 /** Progress, for the CLI and tests. */
 export type WorkflowEvent =
   | { readonly type: 'step.started'; readonly step: string; readonly items: number; readonly cached: number }
+  | { readonly type: 'item.done'; readonly step: string; readonly item: string; readonly spent: Spent }
   | {
       readonly type: 'item.retry';
       readonly step: string;
@@ -347,9 +359,16 @@ async function drive(definition: WorkflowDefinition, run: RunRecord, options: Wo
           outputs.hold(step.name, plan.key, plan.fingerprint, commit.output.digest, commit.output.output);
           await commits.add(commit);
           computed += 1;
+          emit({
+            type: 'item.done',
+            step: step.name,
+            item: plan.key,
+            spent: { tries: outcome.tries, ...outcome.computed.measured },
+          });
         } else if (outcome.status === 'committed') {
           outputs.hold(step.name, plan.key, plan.fingerprint, outcome.digest, outcome.output);
           computed += 1;
+          emit({ type: 'item.done', step: step.name, item: plan.key, spent: { tries: outcome.tries } });
         } else if (outcome.status === 'failed') {
           failed += 1;
           failures += 1;
