@@ -99,7 +99,8 @@ export function categoriseStep(version) {
       promptOf(instructions, { batch: key, transactions: batchLines(feedOf(inputs.pull?.[PULL_ITEM]), key) }),
     output: jsonSchema(Labels),
     concurrency: MODEL_CONCURRENCY,
-    estimate: { secondsPerItem: 36, inputTokens: 5_000, outputTokens: 1_000 },
+    // 120,000 transactions in batches of 100: counted by the first plan, before pull has run.
+    estimate: { secondsPerItem: 36, inputTokens: 5_000, outputTokens: 1_000, items: 1_200 },
   };
 }
 

@@ -49,6 +49,11 @@ export interface Estimate {
   readonly fixedSeconds?: number;
   readonly inputTokens?: number;
   readonly outputTokens?: number;
+  /**
+   * How many items the step is expected to have, for a plan made before they can be listed (its
+   * items function needs an upstream output not computed yet, as on a run's first plan).
+   */
+  readonly items?: number;
 }
 
 /** A step's items: one item (`all`), the workflow's source items, or keys derived from the run. */

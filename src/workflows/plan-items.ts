@@ -147,7 +147,10 @@ export interface StepItemsInput {
 
 /** One step's items, sorted by what a resume would do with them. */
 export interface StepItems {
+  /** The items' keys, when they could be listed (empty when counted from the estimate). */
   readonly keys: readonly string[];
+  /** How many items the step has: its keys, or the estimate's count. */
+  readonly count: number;
   readonly cached: number;
   readonly willRun: number;
   /** Items that will run, by reason; an item with several reasons counts under each. */
@@ -155,7 +158,10 @@ export interface StepItems {
   readonly mayRun: number;
   /** The keys of the items that will or may run. */
   readonly pending: readonly string[];
-  /** True when the counts rest on which outputs an `assumeChanged` figure was taken to change. */
+  /**
+   * True when the counts are estimates: they rest on which outputs an `assumeChanged` figure was
+   * taken to change, or on the step's declared `estimate.items`.
+   */
   readonly estimated: boolean;
   /** What the step's outputs the plan read were measured to cost (its history in this run). */
   readonly measured: readonly Measured[];
@@ -175,7 +181,12 @@ const MAY: Verdict = { run: 'may' };
 export async function planStepItems(input: StepItemsInput, state: PlanState): Promise<StepItems> {
   const { definition, step, params, done } = input;
   const notes: string[] = [];
-  const keys = await keysOf(input, state, notes);
+  const listed = await keysOf(input, state, notes);
+  if (typeof listed === 'number') {
+    state.setKeys(step.name, []);
+    return estimatedItems(listed, notes);
+  }
+  const keys = listed;
   state.setKeys(step.name, keys);
 
   const prepared = new Map<string, Fingerprinted | undefined>();
@@ -305,15 +316,20 @@ export async function planStepItems(input: StepItemsInput, state: PlanState): Pr
   }
   const measured = [...outputs.values()].map((output) => output.measured);
   const pending = [...verdicts].flatMap(([key, verdict]) => (verdict.run === 'cached' ? [] : [key]));
-  return { keys, cached, willRun, reasons, mayRun, pending, estimated, measured, notes };
+  return { keys, count: keys.length, cached, willRun, reasons, mayRun, pending, estimated, measured, notes };
 }
 
 /**
  * The step's item keys: from its items function over the expected outputs; when that throws (an
  * upstream output it needs is not stored yet), the run's own items of the step, else those earlier
- * runs stored — said in a note, since the item set may differ once the upstream has run.
+ * runs stored, else the count the step's estimate declares (`estimate.items`) — said in a note, since
+ * the item set may differ once the upstream has run.
  */
-async function keysOf(input: StepItemsInput, state: PlanState, notes: string[]): Promise<readonly string[]> {
+async function keysOf(
+  input: StepItemsInput,
+  state: PlanState,
+  notes: string[],
+): Promise<readonly string[] | number> {
   try {
     return await state.resolve(() => itemsOf(input.step, input.definition, state.view, input.params));
   } catch (error) {
@@ -324,11 +340,37 @@ async function keysOf(input: StepItemsInput, state: PlanState, notes: string[]):
       return fromRun;
     }
     const fromEarlier = [...(await input.latest()).keys()];
-    notes.push(
-      fromEarlier.length > 0 ? `${why}: counted from earlier runs' outputs of the step` : `${why}: none counted`,
-    );
-    return fromEarlier;
+    if (fromEarlier.length > 0) {
+      notes.push(`${why}: counted from earlier runs' outputs of the step`);
+      return fromEarlier;
+    }
+    const declared = input.step.estimate?.items;
+    if (declared !== undefined) {
+      notes.push(`${why}: ${declared} counted from the step's estimate`);
+      return declared;
+    }
+    notes.push(`${why}: none counted (declare estimate.items to count them)`);
+    return [];
   }
+}
+
+/**
+ * A step whose items cannot be listed, counted from its estimate: every one of them is new and will
+ * run, and no output of it is expected (what reads it is planned as reading unknown outputs).
+ */
+function estimatedItems(count: number, notes: readonly string[]): StepItems {
+  return {
+    keys: [],
+    count,
+    cached: 0,
+    willRun: count,
+    reasons: count > 0 ? { new: count } : {},
+    mayRun: 0,
+    pending: [],
+    estimated: true,
+    measured: [],
+    notes,
+  };
 }
 
 /**

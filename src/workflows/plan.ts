@@ -65,7 +65,10 @@ export interface StepPlan {
   readonly mayRun: number;
   /** The `assumeChanged` figure given for this step. */
   readonly assumedChanged?: number;
-  /** True when the counts rest on which upstream outputs an `assumeChanged` figure was taken to change. */
+  /**
+   * True when the counts are estimates: they rest on which upstream outputs an `assumeChanged` figure
+   * was taken to change, or on the step's `estimate.items` (its items cannot be listed yet).
+   */
   readonly estimated: boolean;
   /**
    * For an effect step, with a ledger given: of the items that will or may run, those whose effect
@@ -223,7 +226,7 @@ export async function planResume(definition: WorkflowDefinition, options: PlanOp
       step: step.name,
       kind: step.kind,
       ...(step.kind === 'model' && { model: step.model.name }),
-      items: items.keys.length,
+      items: items.count,
       cached: items.cached,
       willRun: { items: items.willRun, reasons: items.reasons },
       mayRun: items.mayRun,
@@ -239,7 +242,7 @@ export async function planResume(definition: WorkflowDefinition, options: PlanOp
           ? [...items.notes, `a rule lets some of the ${pendingItems} through; a person sees the rest`]
           : items.notes,
     });
-    allItems.push({ step: step.name, kind: step.kind, cost: costOf(rate, items.keys.length, concurrency, price) });
+    allItems.push({ step: step.name, kind: step.kind, cost: costOf(rate, items.count, concurrency, price) });
   }
 
   const total = sumCosts(steps);

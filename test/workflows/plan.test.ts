@@ -302,8 +302,22 @@ describe('planResume: items from other runs and items not listable yet', () => {
     expect(stepOf(result, 'list').willRun.reasons).toEqual({ failed: 1 });
     expect(stepOf(result, 'each')).toMatchObject({ items: 0, willRun: { items: 0 } });
     expect(stepOf(result, 'each').notes).toEqual([
-      'its items cannot be listed yet (step list has no stored output for item all): none counted',
+      'its items cannot be listed yet (step list has no stored output for item all): none counted (declare estimate.items to count them)',
     ]);
+    // With the count declared, the plan counts them, new, and costs them.
+    const declared: WorkflowDefinition = {
+      ...definition,
+      steps: definition.steps.map((step) =>
+        step.name === 'each' ? { ...step, estimate: { secondsPerItem: 1, items: 3 } } : step,
+      ),
+    };
+    expect(stepOf(await plan(declared, run.id), 'each')).toMatchObject({
+      items: 3,
+      willRun: { items: 3, reasons: { new: 3 } },
+      estimated: true,
+      cost: { hours: 3 / 3600 },
+      notes: ['its items cannot be listed yet (step list has no stored output for item all): 3 counted from the step\'s estimate'],
+    });
 
     broken = false;
     await resumeRun(definition, run.id, { store });
