@@ -8,9 +8,8 @@
  */
 import type { Command } from 'commander';
 import { UsageError } from '../core/errors.js';
-import type { Json } from '../store/resume-store.js';
 import { approve, type PendingReview, pendingReviews, reject } from '../workflows/review.js';
-import { lineDiff } from './line-diff.js';
+import { shownReview } from '../workflows/review-shown.js';
 import { collect } from './option-values.js';
 import { moduleOf, type StoreOptions, storeOptions, storePlace, withStore } from './workflow-store.js';
 
@@ -69,22 +68,11 @@ export function registerReview(workflow: Command): void {
 export function formatPending(run: string, pending: readonly PendingReview[]): string {
   if (pending.length === 0) return `run ${run}: nothing waits for review`;
   const lines = [`run ${run}: ${pending.length} item(s) wait for review`];
-  for (const item of pending) {
-    const why = item.change && !item.previous ? 'changed in this run' : item.reasons.join(', ');
-    lines.push('', `${item.step} ${item.key} — ${why}`);
-    if (item.change) lines.push(`  because: ${item.change.because}`);
-    lines.push(...diff(item.previous?.shown ?? item.change?.earlier, item.shown).map((line) => `  ${line}`));
-    if (item.previous) lines.push(`  (against the version ${item.previous.by} approved at ${item.previous.at})`);
-    else if (item.change) lines.push('  (against the version before the change)');
+  for (const item of pending.map(shownReview)) {
+    lines.push('', `${item.step} ${item.key} — ${item.why}`);
+    if (item.because !== undefined) lines.push(`  because: ${item.because}`);
+    lines.push(...item.diff.map((line) => `  ${line}`));
+    if (item.against !== undefined) lines.push(`  (against ${item.against})`);
   }
   return lines.join('\n');
-}
-
-/** A line diff of two shown values; all `+ ` with no earlier version. */
-function diff(before: Json | undefined, after: Json): string[] {
-  return lineDiff(before === undefined ? [] : textOf(before), textOf(after));
-}
-
-function textOf(value: Json): string[] {
-  return (typeof value === 'string' ? value : JSON.stringify(value, null, 2)).split('\n');
 }

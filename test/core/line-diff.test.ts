@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { lineDiff } from '../../src/cli/line-diff.js';
+import { lineDiff } from '../../src/core/line-diff.js';
 
 describe('lineDiff', () => {
   it('keeps the order of the lines, the removed line of a replaced one first', () => {
