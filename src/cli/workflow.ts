@@ -4,12 +4,13 @@ import type { EffectLedger } from '../store/effect-ledger.js';
 import type { Json, ResumeStore, RunRecord } from '../store/resume-store.js';
 import { loadWorkflowModule, type WorkflowModule } from '../workflows/module.js';
 import { type Plan, planExitCode, planResume } from '../workflows/plan.js';
-import { type RunResult, resumeRun, startRun } from '../workflows/run.js';
+import { type RunResult, resumeRun, startRun, type WorkflowEvent } from '../workflows/run.js';
 import { refuseDrivenElsewhere } from '../workflows/run-owner.js';
 import { collect } from './option-values.js';
 import { registerEffects } from './workflow-effects.js';
-import { formatEvent, formatPlan } from './workflow-format.js';
+import { formatPlan } from './workflow-format.js';
 import { registerLs } from './workflow-ls.js';
+import { openProgress, progressMode } from './workflow-progress-output.js';
 import { registerReview } from './workflow-review.js';
 import { registerStatus } from './workflow-status.js';
 import {
@@ -30,6 +31,10 @@ import { registerWhy } from './workflow-why.js';
 interface Common extends ClusterOptions {
   json?: boolean;
 }
+interface Shown {
+  quiet?: boolean;
+  progressEvery?: string;
+}
 interface Limits {
   deadline?: string;
   maxUsd?: string;
@@ -46,19 +51,19 @@ export function registerWorkflow(program: Command): void {
       .command('run <file>')
       .description('start a run of the workflow file (plans it first)')
       .option('--param <name=value>', 'a run parameter (a JSON value, else a string); repeatable', collect),
-  ).action(async (file: string, options: Common & Limits & { param?: string[] }) => {
+  ).action(async (file: string, options: Common & Limits & Shown & { param?: string[] }) => {
     const place = storePlace(options, true);
     const params = parseParams(options.param ?? []);
     const module = await loadWorkflowModule(file);
     await withStore(place, (store) =>
-      planThenDrive(store, place, module, { params }, options, (needs) =>
+      planThenDrive(store, place, module, { params }, options, (needs, progress) =>
         startRun(module.workflow, {
           store,
           params,
           module: module.path,
           providers: module.providers,
           ...needs,
-          ...progress(options),
+          ...progress,
         }),
       ),
     );
@@ -69,18 +74,18 @@ export function registerWorkflow(program: Command): void {
       .command('resume <run>')
       .description('carry a run on with its workflow file (as it is now): reuses every stored output it can')
       .option('--file <file>', 'the workflow file (default: the one the run was last started or resumed with)'),
-  ).action(async (id: string, options: Common & Limits & { file?: string }) => {
+  ).action(async (id: string, options: Common & Limits & Shown & { file?: string }) => {
     const place = storePlace(options, true);
     await withStore(place, async (store) => {
       refuseDrivenElsewhere(await getRun(store, id)); // before anything is planned or printed
       const module = await moduleOf(store, id, options.file);
-      await planThenDrive(store, place, module, { run: id }, options, (needs) =>
+      await planThenDrive(store, place, module, { run: id }, options, (needs, progress) =>
         resumeRun(module.workflow, id, {
           store,
           module: module.path,
           providers: module.providers,
           ...needs,
-          ...progress(options),
+          ...progress,
         }),
       );
     });
@@ -232,23 +237,30 @@ function limitOptions(command: Command): Command {
       .option('--deadline <iso>', 'refuse to start when the plan does not fit before this time (without --yes)')
       .option('--max-usd <n>', 'refuse to start when the plan costs more (without --yes)')
       .option('--yes', 'start even past the deadline or the budget')
-      .option('--json', 'print the plan and the result as JSON'),
+      .option('--json', 'print the plan and the result as JSON')
+      .option('--quiet', 'print no progress: the plan and how the run ended only (errors still go to stderr)')
+      .option(
+        '--progress-every <seconds>',
+        `when stdout is not a terminal, print the running step's progress line this often (default ${DEFAULT_PROGRESS_EVERY_S} s)`,
+      ),
   );
 }
 
 /**
  * What `run` and `resume` do: with what the workflow's steps need open, plan (a new run with
  * `target.params`, or the run `target.run`), refuse a plan past its limits without --yes, then drive
- * the run and report how it ended.
+ * the run — `drive` spreads `progress` (the engine's `onEvent`, when progress is shown) into its
+ * options — and report how it ended.
  */
 async function planThenDrive(
   store: ResumeStore,
   place: StorePlace,
   module: WorkflowModule,
   target: { readonly run?: string; readonly params?: Readonly<Record<string, Json>> },
-  options: Common & Limits,
-  drive: (needs: StepNeeds) => Promise<RunResult>,
+  options: Common & Limits & Shown,
+  drive: (needs: StepNeeds, progress: { readonly onEvent?: (event: WorkflowEvent) => void }) => Promise<RunResult>,
 ): Promise<void> {
+  const everyMs = progressEvery(options);
   await withStepNeeds(place, module, async (needs) => {
     const plan = await planResume(module.workflow, {
       store,
@@ -258,7 +270,15 @@ async function planThenDrive(
       ...ledgerOf(needs),
     });
     gate(plan, options);
-    report((await drive(needs)).run, options);
+    const mode = progressMode(options, process.stdout, process.env);
+    const progress = openProgress({ mode, plan, prices: module.prices, out: process.stdout, everyMs });
+    let result: RunResult;
+    try {
+      result = await drive(needs, progress.onEvent === undefined ? {} : { onEvent: progress.onEvent });
+    } finally {
+      progress.close();
+    }
+    report(result.run, options);
   });
 }
 
@@ -267,14 +287,17 @@ function ledgerOf(needs: StepNeeds): { ledger?: EffectLedger } {
   return needs.ledger === undefined ? {} : { ledger: needs.ledger };
 }
 
-function progress(options: Common): { onEvent?: (event: Parameters<typeof formatEvent>[0]) => void } {
-  if (options.json) return {};
-  return {
-    onEvent: (event) => {
-      const line = formatEvent(event);
-      if (line !== undefined) process.stdout.write(`${line}\n`);
-    },
-  };
+/** 30 s: a line a step's half-minute is enough for a log someone reads later, and few enough for a 2-hour step (240). */
+const DEFAULT_PROGRESS_EVERY_S = 30;
+
+/** `--progress-every` in milliseconds: at least 0.1 s. */
+function progressEvery(options: Shown): number {
+  if (options.progressEvery === undefined) return DEFAULT_PROGRESS_EVERY_S * 1000;
+  const seconds = Number(options.progressEvery);
+  if (!Number.isFinite(seconds) || seconds < 0.1) {
+    throw new UsageError(`--progress-every ${JSON.stringify(options.progressEvery)}: a number of seconds, 0.1 or more`);
+  }
+  return seconds * 1000;
 }
 
 function report(run: RunRecord, options: Common): void {
