@@ -14,8 +14,8 @@
  */
 import { randomBytes } from 'node:crypto';
 import { delimiter } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { describeError, EXIT, HarmflowError, ServiceUnavailableError } from '../core/errors.js';
+import { HARMFLOW_BIN } from '../core/harmflow-bin.js';
 import { harmflowHome } from '../core/home.js';
 import { FINAL_STATES } from '../core/outcome.js';
 import { followEvents, readEvents } from '../events/log.js';
@@ -38,7 +38,6 @@ export interface Verdict {
 type Print = (text?: string) => void;
 
 /** The CLI this package runs as: the service is started through it, as a user would start it. */
-const HARMFLOW_BIN = fileURLToPath(new URL('../../bin/harmflow.js', import.meta.url));
 
 /** The follow-up message, sent right after the task; the simulator's script writes and commits the CHANGELOG entry for it. */
 /** The commits act 2's turns make (examples/demo/service.scenario.yaml), each exactly once. */

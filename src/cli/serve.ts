@@ -27,6 +27,8 @@ import { WorktreeCleanup } from '../service/cleanup.js';
 import { DiskSizes } from '../service/disk-sizes.js';
 import { systemHost } from '../service/host.js';
 import { Registry } from '../service/registry.js';
+import { workflowResumer } from '../service/workflow-resumer.js';
+import { openSqliteResumeStore } from '../store/sqlite/resume-store.js';
 import { openHome } from './context-home.js';
 import { DEFAULT_RETENTION_TEXT, retention } from './gc.js';
 import { durationOption, gibOption, integerOption } from './option-values.js';
@@ -87,6 +89,7 @@ export function registerServe(program: Command): void {
       // A service whose terminal went away keeps serving: its notices are not worth dying for.
       process.stdout.on('error', () => {});
       const { home, store } = openHome(options.home);
+      const runs = openSqliteResumeStore(home.database);
       const { token, created } = loadOrCreateToken(home);
       const notice = (line: string) => void process.stdout.write(`${line}\n`);
       const diskSizes = new DiskSizes();
@@ -124,6 +127,7 @@ export function registerServe(program: Command): void {
           // Event streams stay open until their client leaves; the service is going, so they go too.
           (server as Server).closeAllConnections();
           admission.close();
+          await runs.close();
           await store.close();
           process.stdout.write('stopped\n');
         })();
@@ -141,6 +145,7 @@ export function registerServe(program: Command): void {
           token,
           port: bound,
           host: HOST,
+          workflows: { store: runs, resumer: workflowResumer(home.root, runs) },
           mount: (api) => api.route('/', eventsRoute({ home, store })),
         }),
       );
@@ -180,6 +185,12 @@ async function serveCluster(
     { store, schema, queue, ...(queuePrefix !== undefined && { queuePrefix }) },
     (error) => process.stderr.write(`harmflow: ${describeError(error)}\n`),
   );
+  const { openPostgresResumeStore } = await import('../store/postgres/resume-store.js');
+  // The cluster's workflow runs, read and reviewed here; a coordinator resumes them.
+  const runs = await openPostgresResumeStore(store, { schema }).catch(async (error: unknown) => {
+    await node.close();
+    throw error;
+  });
   let stopping: Promise<void> | undefined;
   const stop = (): Promise<void> => {
     stopping ??= (async () => {
@@ -187,6 +198,7 @@ async function serveCluster(
       server.close();
       // Event streams stay open until their client leaves; the node is going, so they go too.
       (server as Server).closeAllConnections();
+      await runs.close();
       await node.close();
       process.stdout.write('stopped\n');
     })();
@@ -203,9 +215,11 @@ async function serveCluster(
       port: bound,
       host: HOST,
       cluster: node.reads,
+      workflows: { store: runs },
       mount: (api) => api.route('/', mirrorEventsRoute({ source: node.events, store: node.store })),
     }),
   ).catch(async (error: unknown) => {
+    await runs.close();
     await node.close();
     throw error;
   });

@@ -2,12 +2,11 @@
  * The command line a harness's hook runs to reach the gate runner: this Node and this package's
  * `harmflow` launcher, so hooks call the HarmFlow that installed them whatever is on the agent's PATH.
  */
-import { fileURLToPath } from 'node:url';
+import { HARMFLOW_BIN } from '../core/harmflow-bin.js';
 import { shellWord } from '../core/shell-words.js';
 import type { GateEvent } from './hook-event.js';
 
-/** The `harmflow` launcher inside this package. */
-export const HARMFLOW_BIN = fileURLToPath(new URL('../../bin/harmflow.js', import.meta.url));
+export { HARMFLOW_BIN };
 
 /** `node …/bin/harmflow.js gate <event>` as an argv. */
 export function gateArgv(event: GateEvent): readonly string[] {

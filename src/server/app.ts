@@ -13,6 +13,7 @@ import { type AdmissionControl, admissionRoutes } from './routes/admission.js';
 import { diskRoutes } from './routes/disk.js';
 import { type ClusterReads, executionRoutes } from './routes/executions.js';
 import { harnessRoutes } from './routes/harnesses.js';
+import { type WorkflowRoutesOptions, workflowRoutes } from './routes/workflows.js';
 import { limitBody, requireExecutionId, requireLocalHost, requireLocalOrigin, requireToken } from './security.js';
 import { uiRoutes } from './ui/routes.js';
 
@@ -47,6 +48,11 @@ export interface AppOptions {
    * go through these (src/server/routes/executions.ts, ClusterReads); the disk routes answer 409.
    */
   readonly cluster?: ClusterReads;
+  /**
+   * The workflow runs' store (and, on a single service, the resumer): `/api/workflows`, which the
+   * Workbench's Workflows and Review pages read. Without it those routes are not mounted (404).
+   */
+  readonly workflows?: WorkflowRoutesOptions;
 }
 
 /** Builds the app: guards, then the API routes, then whatever `mount` adds, then the Workbench (src/server/ui). */
@@ -73,6 +79,7 @@ export function createApp(options: AppOptions): Hono {
   app.route('/api/executions', diskRoutes({ home, store, sizes: diskSizes, cluster: cluster !== undefined }));
   app.route('/api', admissionRoutes({ admission: options.admission, stop: options.stop }));
   app.route('/api/harnesses', harnessRoutes(options.searchPath ?? process.env.PATH ?? '', store));
+  if (options.workflows !== undefined) app.route('/api/workflows', workflowRoutes(options.workflows));
   options.mount?.(app);
   app.route('/', uiRoutes());
   return app;

@@ -1,13 +1,13 @@
 /**
  * The Workbench's page frame (hono/jsx, rendered on the server): the head, the top bar with the
- * two screens, the main region a page fills, and the two dialogs every page shares — the token
+ * three screens, the main region a page fills, and the two dialogs every page shares — the token
  * prompt (the API token, asked once per browser tab and kept in its sessionStorage) and the `?`
  * shortcuts overlay. Pages hold no execution data: the page's module (`/ui/dom/<page>.js`) fetches it
  * from the API with the token and keeps it live.
  */
 import type { Child } from 'hono/jsx';
 
-export type Screen = 'executions' | 'history' | 'detail';
+export type Screen = 'executions' | 'history' | 'detail' | 'workflows';
 
 export interface LayoutProps {
   readonly title: string;
@@ -36,6 +36,9 @@ export function Layout({ title, screen, module, children }: LayoutProps) {
             </a>
             <a href="/history" aria-current={screen === 'history' ? 'page' : undefined}>
               History
+            </a>
+            <a href="/workflows" aria-current={screen === 'workflows' ? 'page' : undefined}>
+              Workflows
             </a>
           </nav>
           <button type="button" id="help-button" aria-haspopup="dialog" aria-keyshortcuts="?">

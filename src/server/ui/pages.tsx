@@ -11,8 +11,31 @@ import { HARNESS_NAMES } from '../../core/outcome.js';
 import { SWITCH_EXPLANATION } from '../../web/execution-actions.js';
 import { Layout } from './layout.js';
 
+/**
+ * The dialog that asks before an action that cannot be taken back (src/web/dom/confirm.ts fills and
+ * opens it): "Not now" first, so an Enter pressed by habit does nothing.
+ */
+export function ConfirmDialog() {
+  return (
+    <dialog id="confirm-dialog" aria-labelledby="confirm-title" aria-describedby="confirm-text">
+      <form method="dialog">
+        <h2 id="confirm-title">Are you sure?</h2>
+        <p id="confirm-text" />
+        <div class="actions">
+          <button type="submit" value="no" id="confirm-no">
+            Not now
+          </button>
+          <button type="submit" value="yes" id="confirm-yes">
+            Yes
+          </button>
+        </div>
+      </form>
+    </dialog>
+  );
+}
+
 /** A list screen's table: its header row; the module fills `#rows`. */
-function RowsTable({ label, columns }: { label: string; columns: readonly string[] }) {
+export function RowsTable({ label, columns }: { label: string; columns: readonly string[] }) {
   return (
     <table class="rows" aria-label={label}>
       <thead>
@@ -146,20 +169,7 @@ export function DetailPage({ execution }: { readonly execution: string }) {
         <section role="tabpanel" id="panel-changes" aria-labelledby="tab-changes" hidden tabindex={0}>
           <div id="changes-body" />
         </section>
-        <dialog id="confirm-dialog" aria-labelledby="confirm-title" aria-describedby="confirm-text">
-          <form method="dialog">
-            <h2 id="confirm-title">Are you sure?</h2>
-            <p id="confirm-text" />
-            <div class="actions">
-              <button type="submit" value="no" id="confirm-no">
-                Not now
-              </button>
-              <button type="submit" value="yes" id="confirm-yes">
-                Yes
-              </button>
-            </div>
-          </form>
-        </dialog>
+        <ConfirmDialog />
         <dialog id="switch-dialog" aria-labelledby="switch-title">
           <form method="dialog">
             <h2 id="switch-title">Switch harness</h2>

@@ -1,5 +1,6 @@
 /**
- * The Workbench's routes: its pages (`/`, `/history`, `/executions/:id`), its stylesheet and its
+ * The Workbench's routes: its pages (`/`, `/history`, `/executions/:id`, `/workflows`,
+ * `/workflows/:run`), its stylesheet and its
  * browser modules (`/ui/…`, compiled from src/web/ into dist/web/ by `npm run build`). None of them
  * carries execution data, so they are served without the API token (ARCHITECTURE.md: static assets
  * need none) — but behind the app's Host and Origin guards, with a Content-Security-Policy that lets
@@ -13,6 +14,7 @@ import { NotFoundError } from '../../core/errors.js';
 import { isExecutionId } from '../../core/ids.js';
 import { DetailPage, ExecutionsPage, HistoryPage } from './pages.js';
 import { STYLE } from './style.js';
+import { ReviewPage, WorkflowsPage } from './workflow-pages.js';
 
 /** dist/web/: the same three levels up from src/server/ui/ and from dist/server/ui/. */
 const WEB_ASSETS_DIR = fileURLToPath(new URL('../../../dist/web/', import.meta.url));
@@ -35,7 +37,8 @@ const withSecurityHeaders: MiddlewareHandler = async (c, next) => {
 /** Returns the sub-app; mount it at the root behind the app's guards. It serves the modules in dist/web/. */
 export function uiRoutes(): Hono {
   const app = new Hono();
-  for (const path of ['/', '/history', '/executions/*', '/ui/*']) app.use(path, withSecurityHeaders);
+  for (const path of ['/', '/history', '/executions/*', '/workflows', '/workflows/*', '/ui/*'])
+    app.use(path, withSecurityHeaders);
 
   app.get('/', (c) => c.html(page(<ExecutionsPage />)));
   app.get('/history', (c) => c.html(page(<HistoryPage />)));
@@ -43,6 +46,12 @@ export function uiRoutes(): Hono {
     const id = c.req.param('id');
     if (!isExecutionId(id)) throw new NotFoundError(`no execution ${JSON.stringify(id.slice(0, 64))}`);
     return c.html(page(<DetailPage execution={id} />));
+  });
+  app.get('/workflows', (c) => c.html(page(<WorkflowsPage />)));
+  app.get('/workflows/:id', (c) => {
+    const id = c.req.param('id');
+    if (!isExecutionId(id)) throw new NotFoundError(`no workflow run ${JSON.stringify(id.slice(0, 64))}`);
+    return c.html(page(<ReviewPage run={id} />));
   });
   app.get('/ui/style.css', (c) =>
     c.body(STYLE, 200, { 'Content-Type': 'text/css; charset=utf-8', 'Cache-Control': 'no-cache' }),

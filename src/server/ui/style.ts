@@ -35,7 +35,7 @@ table.rows tbody tr { cursor: pointer; }
 .state { font-weight: 600; }
 .state-running, .state-succeeded { color: var(--good); }
 .state-failed, .state-timed_out { color: var(--bad); }
-.state-queued, .state-waiting, .state-canceled { color: var(--warn); }
+.state-queued, .state-waiting, .state-canceled, .state-interrupted, .state-crashed { color: var(--warn); }
 .empty { padding: 1rem; color: var(--muted); }
 [role="tablist"] { display: flex; gap: .25rem; border-bottom: 1px solid var(--line); margin-bottom: .8rem; overflow-x: auto; }
 [role="tab"] { white-space: nowrap; overflow-wrap: normal; border: 1px solid transparent; border-bottom: none; border-radius: 6px 6px 0 0; background: none; padding: .4rem .8rem; }
@@ -62,6 +62,17 @@ form.send { display: flex; gap: .5rem; margin-top: .8rem; }
 form.send textarea { flex: 1; min-height: 3rem; }
 pre.diff { overflow-x: auto; font-size: .85rem; background: var(--panel); padding: .6rem; border-radius: 6px; }
 pre.diff .add { color: var(--good); } pre.diff .del { color: var(--bad); }
+.review-items { border: 1px solid var(--line); border-radius: 6px; max-height: 60vh; overflow-y: auto; }
+.review-items [role="option"] { padding: .4rem .7rem; border-bottom: 1px solid var(--line); }
+.review-items [role="option"][aria-selected="true"] { background: var(--panel); outline: 2px solid var(--accent); outline-offset: -2px; }
+.review-items h3 { font-size: 1rem; margin: .2rem 0; }
+.review-items .because { margin: .2rem 0; font-family: ui-monospace, monospace; font-size: .85rem; color: var(--switch); }
+.review-items pre.diff { white-space: pre-wrap; overflow-wrap: anywhere; margin: .3rem 0; }
+ul.decisions { padding-left: 1.2rem; }
+ul.decisions .rejected strong { color: var(--bad); }
+ul.decisions .approved strong { color: var(--good); }
+#note-dialog textarea { width: 100%; min-height: 5rem; font: inherit; }
+h2 { font-size: 1.1rem; margin: 1.2rem 0 .5rem; }
 dl.facts { display: grid; grid-template-columns: max-content minmax(0, 1fr); gap: .25rem 1rem; }
 dl.facts dd { margin: 0; overflow-wrap: anywhere; }
 main { overflow-wrap: anywhere; }

@@ -39,6 +39,11 @@ export type Action =
   | 'execution:switch'
   | 'execution:cancel'
   | 'execution:message'
+  | 'review:approve'
+  | 'review:reject'
+  | 'review:approve-all'
+  | 'review:reject-all'
+  | 'run:resume'
   | 'scroll:down'
   | 'scroll:up'
   | 'scroll:page-down'
@@ -89,6 +94,27 @@ export const DETAIL_KEYS: Keymap = [
   },
   { keys: ['C'], action: 'execution:cancel', description: 'Cancel the execution (asks first)' },
   { keys: ['m'], action: 'execution:message', description: 'Write a follow-up message to the harness' },
+];
+
+/**
+ * A workflow run's Review page: the waiting items are a list (`j`/`k`, `g`/`G`), each decided with
+ * `a` or `r` (a rejection asks for its note); the capitals decide every item still waiting, and `P`
+ * — proceed — resumes the run with the decisions. Each capital asks first.
+ */
+export const REVIEW_KEYS: Keymap = [
+  { keys: ['j', 'ArrowDown'], action: 'row:next', description: 'Next item' },
+  { keys: ['k', 'ArrowUp'], action: 'row:previous', description: 'Previous item' },
+  { keys: ['g'], action: 'row:first', description: 'First item' },
+  { keys: ['G'], action: 'row:last', description: 'Last item' },
+  { keys: ['a'], action: 'review:approve', description: 'Approve the selected item' },
+  { keys: ['r'], action: 'review:reject', description: 'Reject the selected item (asks for a note)' },
+  { keys: ['A'], action: 'review:approve-all', description: 'Approve every item still waiting (asks first)' },
+  {
+    keys: ['R'],
+    action: 'review:reject-all',
+    description: 'Reject every item still waiting (asks for a note)',
+  },
+  { keys: ['P'], action: 'run:resume', description: 'Proceed: resume the run with the decisions (asks first)' },
 ];
 
 export const EVENTS_KEYS: Keymap = [

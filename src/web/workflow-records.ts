@@ -1,0 +1,66 @@
+/**
+ * `/api/workflows`'s answers as the Workbench reads them (docs/api.md): a run with the state it is
+ * shown in, its items per step, and its review — the items waiting, each as a person reads it, and
+ * the decisions made. The service builds them from its ResumeStore; the browser takes the shapes as
+ * given, reading optional fields as optional. Plain data: no DOM, no Node.
+ */
+
+export interface RunRow {
+  readonly id: string;
+  readonly workflow: string;
+  /** As shown: a `running` run whose process is gone is `interrupted`. */
+  readonly state: string;
+  readonly message?: string;
+  readonly createdAt: string;
+  readonly updatedAt: string;
+  readonly owner?: { readonly pid: number; readonly host: string; readonly since: string };
+}
+
+export interface StepCounts {
+  readonly step: string;
+  readonly done: number;
+  readonly reused: number;
+  readonly failed: number;
+}
+
+export interface WaitingItem {
+  readonly step: string;
+  readonly key: string;
+  readonly fingerprint: string;
+  readonly why: string;
+  readonly because?: string;
+  readonly diff: readonly string[];
+  readonly against?: string;
+}
+
+export interface Decided {
+  readonly step: string;
+  readonly key: string;
+  readonly at: string;
+}
+
+export interface RunReview {
+  readonly run: RunRow;
+  readonly waiting: readonly WaitingItem[];
+  /** Approved by a person in this run (not by the step's rule). */
+  readonly approved: readonly (Decided & { readonly by: string })[];
+  /** Rejected: each waits until a fix changes its inputs. `error` says by whom and why. */
+  readonly rejected: readonly (Decided & { readonly error: string })[];
+}
+
+/** What the run's line says: its state, and why it stopped or what it waits for. */
+export function runLine(run: RunRow): string {
+  const driver = run.state === 'running' && run.owner ? ` — driven by pid ${run.owner.pid} on ${run.owner.host}` : '';
+  const gone =
+    run.state === 'interrupted' && run.owner
+      ? ` — the process driving it is gone (pid ${run.owner.pid} on ${run.owner.host})`
+      : '';
+  return `${run.state}${driver}${gone}${run.message ? ` — ${run.message}` : ''}`;
+}
+
+/** A step's counts as one phrase: `412 done (1,270 reused), 3 failed`. */
+export function stepPhrase(step: StepCounts): string {
+  const reused = step.reused > 0 ? ` (${step.reused.toLocaleString('en')} reused)` : '';
+  const failed = step.failed > 0 ? `, ${step.failed.toLocaleString('en')} failed` : '';
+  return `${step.step}: ${step.done.toLocaleString('en')} done${reused}${failed}`;
+}
