@@ -8,6 +8,7 @@ import {
   GLOBAL_KEYS,
   type Keymap,
   LIST_KEYS,
+  REVIEW_KEYS,
   SCROLL_KEYS,
   TERMINAL_KEYS,
 } from '../../src/web/keys/keymap.js';
@@ -100,11 +101,12 @@ describe('the keymaps', () => {
   });
 
   it('give no key two meanings within a keymap, nor let a page scope hide a global key', () => {
-    for (const keymap of [GLOBAL_KEYS, LIST_KEYS, EVENTS_KEYS, DETAIL_KEYS, TERMINAL_KEYS, SCROLL_KEYS]) {
+    for (const keymap of [GLOBAL_KEYS, LIST_KEYS, EVENTS_KEYS, DETAIL_KEYS, REVIEW_KEYS, TERMINAL_KEYS, SCROLL_KEYS]) {
       expect(duplicateKeys(keymap)).toEqual([]);
     }
     expect(duplicateKeys([...LIST_KEYS, ...GLOBAL_KEYS])).toEqual([]);
     expect(duplicateKeys([...DETAIL_KEYS, ...GLOBAL_KEYS])).toEqual([]);
+    expect(duplicateKeys([...REVIEW_KEYS, ...GLOBAL_KEYS])).toEqual([]);
     expect(duplicateKeys([...EVENTS_KEYS, ...DETAIL_KEYS, ...GLOBAL_KEYS])).toEqual([]);
     expect(duplicateKeys(TERMINAL_DETAIL.flat())).toEqual([]);
   });

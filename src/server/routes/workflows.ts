@@ -66,7 +66,11 @@ export function workflowRoutes(options: WorkflowRoutesOptions): Hono {
 
   app.get('/runs/:id', async (c) => {
     const run = await runOf(store, c.req.param('id'));
-    return c.json({ run: shown(run), steps: stepCounts(await store.listRunItems(run.id)) });
+    const order = await definitionOf(run).then(
+      (definition) => definition.steps.map((step) => step.name),
+      () => [], // a file gone or broken: the steps the run has items of, in the order it reached them
+    );
+    return c.json({ run: shown(run), steps: stepCounts(await store.listRunItems(run.id), order) });
   });
 
   app.get('/runs/:id/reviews', async (c) => {
@@ -161,22 +165,29 @@ function checkShown(
   }
 }
 
-/** Per step, in the order the run reached them: items done (of which reused) and failed. */
-function stepCounts(items: readonly RunItem[]) {
-  const steps = new Map<string, { step: string; done: number; reused: number; failed: number; first: string }>();
+/**
+ * Per step — the workflow's steps in `order` (one not reached yet with nothing done), then any other
+ * the run has items of, in the order it reached them — items done (of which reused) and failed.
+ */
+function stepCounts(items: readonly RunItem[], order: readonly string[]) {
+  const counts = new Map<string, { step: string; done: number; reused: number; failed: number }>();
+  const reached = new Map<string, string>();
   for (const item of items) {
-    const counts = steps.get(item.step) ?? { step: item.step, done: 0, reused: 0, failed: 0, first: item.updatedAt };
-    steps.set(item.step, counts);
-    if (item.updatedAt < counts.first) counts.first = item.updatedAt;
-    if (item.status === 'failed') counts.failed += 1;
+    const ofStep = counts.get(item.step) ?? { step: item.step, done: 0, reused: 0, failed: 0 };
+    counts.set(item.step, ofStep);
+    const first = reached.get(item.step);
+    if (first === undefined || item.updatedAt < first) reached.set(item.step, item.updatedAt);
+    if (item.status === 'failed') ofStep.failed += 1;
     else {
-      counts.done += 1;
-      if (item.cached) counts.reused += 1;
+      ofStep.done += 1;
+      if (item.cached) ofStep.reused += 1;
     }
   }
-  return [...steps.values()]
-    .sort((a, b) => (a.first < b.first ? -1 : a.first > b.first ? 1 : 0))
-    .map(({ first: _first, ...counts }) => counts);
+  const others = [...reached]
+    .filter(([step]) => !order.includes(step))
+    .sort(([, a], [, b]) => (a < b ? -1 : a > b ? 1 : 0))
+    .map(([step]) => step);
+  return [...order, ...others].map((step) => counts.get(step) ?? { step, done: 0, reused: 0, failed: 0 });
 }
 
 /**

@@ -62,6 +62,8 @@ form.send { display: flex; gap: .5rem; margin-top: .8rem; }
 form.send textarea { flex: 1; min-height: 3rem; }
 pre.diff { overflow-x: auto; font-size: .85rem; background: var(--panel); padding: .6rem; border-radius: 6px; }
 pre.diff .add { color: var(--good); } pre.diff .del { color: var(--bad); }
+.nowrap { white-space: nowrap; }
+td.run-id { font-family: ui-monospace, monospace; font-size: .85rem; white-space: nowrap; }
 .review-items { border: 1px solid var(--line); border-radius: 6px; max-height: 60vh; overflow-y: auto; }
 .review-items [role="option"] { padding: .4rem .7rem; border-bottom: 1px solid var(--line); }
 .review-items [role="option"][aria-selected="true"] { background: var(--panel); outline: 2px solid var(--accent); outline-offset: -2px; }

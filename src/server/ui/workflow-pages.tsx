@@ -15,7 +15,7 @@ export function WorkflowsPage() {
       <p class="muted" id="summary" aria-live="polite" />
       <RowsTable
         label="Workflow runs, newest first"
-        columns={['Run', 'Workflow', 'State', 'Steps', 'Spent', 'Started', 'Waiting for / why']}
+        columns={['Workflow', 'Run', 'State', 'Steps', 'Spent', 'Started', 'Waiting for / why']}
       />
     </Layout>
   );

@@ -53,12 +53,17 @@ function rowOf(run: Row): HTMLTableRowElement {
   return el(
     'tr',
     {},
-    el('td', { 'data-label': 'Run' }, el('a', { href: `/workflows/${run.id}` }, run.id)),
-    el('td', { 'data-label': 'Workflow' }, run.workflow),
-    el('td', { 'data-label': 'State', class: `state state-${run.state}` }, run.state),
+    el('td', { 'data-label': 'Workflow' }, el('a', { href: `/workflows/${run.id}` }, run.workflow)),
+    // The id's head tells runs apart in a list; the whole id is in the title and on the run's page.
+    el('td', { 'data-label': 'Run', class: 'run-id', title: run.id }, `${run.id.slice(0, 10)}…`),
+    el('td', { 'data-label': 'State', class: `state state-${run.state} nowrap` }, run.state),
     el('td', { 'data-label': 'Steps' }, last === undefined ? '–' : stepPhrase(last)),
     el('td', { 'data-label': 'Spent' }, '–'),
-    el('td', { 'data-label': 'Started' }, `${run.createdAt.slice(0, 10)} ${formatTime(run.createdAt)}`),
+    el(
+      'td',
+      { 'data-label': 'Started', class: 'nowrap' },
+      `${run.createdAt.slice(0, 10)} ${formatTime(run.createdAt)}`,
+    ),
     el('td', { 'data-label': 'Waiting for / why' }, run.message ?? ''),
   );
 }
