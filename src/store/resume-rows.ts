@@ -8,6 +8,10 @@
  * the parameters built here in column order and return rows of these shapes: times as ISO 8601 text,
  * JSON as its text, a flag as SQLite's 0 or 1 or PostgreSQL's boolean (bound as 0 or 1).
  *
+ * `run_spend` has a row per step of each drive of a run (startDrive writes them, commits add to them):
+ * the spend figures are added, never set, so commits of several processes (cluster workers) to one
+ * step each add their own.
+ *
  * Fingerprints, digests and `replaced` are SHA-256 hashes: the port holds them as 64 lowercase hex
  * characters, the tables as their 32 bytes (half the size in the rows and the random-order
  * fingerprint index). The parameters built here are checked to be that hex (anything else is refused
@@ -17,7 +21,18 @@
 import { z } from 'zod';
 import { EXIT, HarmflowError, NotFoundError } from '../core/errors.js';
 import { applyPatch } from './patch.js';
-import type { Invalidation, ItemCommit, Json, RunItem, RunPatch, RunRecord, StoredOutput } from './resume-store.js';
+import type {
+  DriveStep,
+  Invalidation,
+  ItemCommit,
+  Json,
+  RunItem,
+  RunPatch,
+  RunRecord,
+  SpendDelta,
+  StepSpend,
+  StoredOutput,
+} from './resume-store.js';
 import { flag } from './rows.js';
 import type { Parameter } from './sql.js';
 
@@ -365,4 +380,185 @@ export function runItemParams(item: RunItem): unknown[] {
     item.tries,
     item.updatedAt,
   ];
+}
+
+/** The columns of `run_spend`, keyed like StepSpend (the price and the plan flattened). */
+export const SPEND_COLUMNS = {
+  run: 'run',
+  drive: 'drive',
+  step: 'step',
+  position: 'position',
+  startedAt: 'started_at',
+  model: 'model',
+  priceIn: 'price_in',
+  priceOut: 'price_out',
+  items: 'items',
+  failed: 'failed',
+  tries: 'tries',
+  itemMs: 'item_ms',
+  inputTokens: 'input_tokens',
+  outputTokens: 'output_tokens',
+  unreportedTokens: 'unreported_tokens',
+  unreportedItems: 'unreported_items',
+  wallMs: 'wall_ms',
+  planned: 'planned',
+  plannedItems: 'planned_items',
+  plannedInputTokens: 'planned_input_tokens',
+  plannedOutputTokens: 'planned_output_tokens',
+  plannedUsd: 'planned_usd',
+  plannedHours: 'planned_hours',
+} as const;
+
+/** The figures a SpendDelta adds, keyed like it: `run_spend`'s columns that only ever grow. */
+export const SPEND_ADDED = {
+  items: 'items',
+  failed: 'failed',
+  tries: 'tries',
+  itemMs: 'item_ms',
+  inputTokens: 'input_tokens',
+  outputTokens: 'output_tokens',
+  unreportedTokens: 'unreported_tokens',
+  unreportedItems: 'unreported_items',
+  wallMs: 'wall_ms',
+} as const;
+
+type Added = keyof typeof SPEND_ADDED;
+
+/** `SET items = items + <p1>, …`: the added columns, each plus its parameter (`parameter(key, n)` from `first`). */
+export function spendAddSql(parameter: (key: string, position: number) => string, first = 1): string {
+  return Object.entries(SPEND_ADDED)
+    .map(([key, column], index) => `${column} = ${column} + ${parameter(key, first + index)}`)
+    .join(', ');
+}
+
+/** The row startDrive writes for `step`, the `position`-th of drive `drive` of `run`, nothing spent. */
+export function driveStepRow(run: string, drive: number, position: number, step: DriveStep, at: string) {
+  const { planned } = step;
+  return {
+    run,
+    drive,
+    step: step.step,
+    position,
+    startedAt: at,
+    model: step.model ?? null,
+    priceIn: step.price?.inputPerMTok ?? null,
+    priceOut: step.price?.outputPerMTok ?? null,
+    items: 0,
+    failed: 0,
+    tries: 0,
+    itemMs: 0,
+    inputTokens: 0,
+    outputTokens: 0,
+    unreportedTokens: 0,
+    unreportedItems: 0,
+    wallMs: 0,
+    planned: planned === undefined ? 0 : 1,
+    plannedItems: planned?.items ?? null,
+    plannedInputTokens: planned?.inputTokens ?? null,
+    plannedOutputTokens: planned?.outputTokens ?? null,
+    plannedUsd: planned?.usd ?? null,
+    plannedHours: planned?.hours ?? null,
+  } satisfies Record<keyof typeof SPEND_COLUMNS, unknown>;
+}
+
+/**
+ * `deltas` added up per (run, drive, step), in that key's code unit order: each step of a drive is
+ * written once a commit, and rows are always taken in one order (no deadlock between committers).
+ * Every figure is a finite number ≥ 0, or this throws before anything is written.
+ */
+export function mergeSpend(
+  deltas: readonly SpendDelta[],
+): (Pick<SpendDelta, 'run' | 'drive' | 'step'> & Record<Added, number>)[] {
+  const merged = new Map<string, Pick<SpendDelta, 'run' | 'drive' | 'step'> & Record<Added, number>>();
+  for (const delta of deltas) {
+    const key = JSON.stringify([delta.run, delta.drive, delta.step]);
+    let sum = merged.get(key);
+    if (sum === undefined) {
+      sum = { run: delta.run, drive: delta.drive, step: delta.step, ...zeroSpend() };
+      merged.set(key, sum);
+    }
+    for (const figure of Object.keys(SPEND_ADDED) as Added[]) {
+      const value = delta[figure] ?? 0;
+      if (!Number.isFinite(value) || value < 0) {
+        throw new HarmflowError(`spend ${figure} ${value} of step ${delta.step} is not a number ≥ 0`, EXIT.internal);
+      }
+      sum[figure] += value;
+    }
+  }
+  return [...merged].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([, sum]) => sum);
+}
+
+function zeroSpend(): Record<Added, number> {
+  return {
+    items: 0,
+    failed: 0,
+    tries: 0,
+    itemMs: 0,
+    inputTokens: 0,
+    outputTokens: 0,
+    unreportedTokens: 0,
+    unreportedItems: 0,
+    wallMs: 0,
+  };
+}
+
+const amount = z.number();
+const optionalAmount = z.number().nullable();
+
+const SpendRow = z.object({
+  run: text,
+  drive: z.int(),
+  step: text,
+  position: z.int(),
+  startedAt: text,
+  model: optionalText,
+  priceIn: optionalAmount,
+  priceOut: optionalAmount,
+  items: z.int(),
+  failed: z.int(),
+  tries: z.int(),
+  itemMs: amount,
+  inputTokens: z.int(),
+  outputTokens: z.int(),
+  unreportedTokens: z.int(),
+  unreportedItems: z.int(),
+  wallMs: amount,
+  planned: flag,
+  plannedItems: count,
+  plannedInputTokens: optionalAmount,
+  plannedOutputTokens: optionalAmount,
+  plannedUsd: optionalAmount,
+  plannedHours: optionalAmount,
+});
+
+export function spendFromRow(raw: unknown): StepSpend {
+  const row = SpendRow.parse(raw);
+  const { model, priceIn, priceOut, planned, plannedItems, ...rest } = row;
+  return {
+    run: rest.run,
+    drive: rest.drive,
+    step: rest.step,
+    position: rest.position,
+    startedAt: rest.startedAt,
+    ...(model !== null && { model }),
+    ...(priceIn !== null && priceOut !== null && { price: { inputPerMTok: priceIn, outputPerMTok: priceOut } }),
+    items: rest.items,
+    failed: rest.failed,
+    tries: rest.tries,
+    itemMs: rest.itemMs,
+    inputTokens: rest.inputTokens,
+    outputTokens: rest.outputTokens,
+    unreportedTokens: rest.unreportedTokens,
+    unreportedItems: rest.unreportedItems,
+    wallMs: rest.wallMs,
+    ...(planned && {
+      planned: {
+        items: plannedItems ?? 0,
+        inputTokens: rest.plannedInputTokens,
+        outputTokens: rest.plannedOutputTokens,
+        usd: rest.plannedUsd,
+        hours: rest.plannedHours,
+      },
+    }),
+  };
 }

@@ -142,6 +142,71 @@ export interface ItemCommit {
   readonly texts?: { readonly output: string; readonly components: string };
 }
 
+/** USD per million tokens of one model (as plans take it, src/workflows/plan-cost.ts). */
+export interface Price {
+  readonly inputPerMTok: number;
+  readonly outputPerMTok: number;
+}
+
+/**
+ * What a drive's plan estimated for one step: the items it expected to run (will and may) and what
+ * they would cost; `null` where the plan could not tell (no price, no history, no estimate).
+ */
+export interface PlannedSpend {
+  readonly items: number;
+  readonly inputTokens: number | null;
+  readonly outputTokens: number | null;
+  readonly usd: number | null;
+  readonly hours: number | null;
+}
+
+/**
+ * One step of a drive as the drive starts (startDrive): the model it calls and the price the drive
+ * was given for it, which its tokens' dollars are counted at, and the plan's estimate, when the
+ * drive was given a plan.
+ */
+export interface DriveStep {
+  readonly step: string;
+  /** The model of a model step; absent for a step that calls none (it spends no dollars). */
+  readonly model?: string;
+  /** The drive's price of `model`; absent when it had none: the step's dollars are unknown. */
+  readonly price?: Price;
+  readonly planned?: PlannedSpend;
+}
+
+/**
+ * Spend to add to one step of a drive: what computing some of its items cost. Each figure is added
+ * to what the step has (an absent one adds 0); nothing is ever set back. Durations and tokens are
+ * the sums of what was reported; `unreportedTokens` counts the tries of a model step that reported
+ * no tokens and `unreportedItems` the items that reported nothing at all, so a reader never takes a
+ * missing figure for zero.
+ */
+export interface SpendDelta {
+  readonly run: string;
+  readonly drive: number;
+  readonly step: string;
+  /** Items computed: at least one try, whatever its end (done, failed, out of tries). */
+  readonly items?: number;
+  /** Of those, the items that failed with a defect. */
+  readonly failed?: number;
+  readonly tries?: number;
+  /** The tries' durations, summed: item-time, not the step's wall clock. */
+  readonly itemMs?: number;
+  readonly inputTokens?: number;
+  readonly outputTokens?: number;
+  readonly unreportedTokens?: number;
+  readonly unreportedItems?: number;
+  /** The step's wall-clock time in the drive. */
+  readonly wallMs?: number;
+}
+
+/** What one step spent in one drive of a run (every figure of SpendDelta, summed), with the drive's start. */
+export interface StepSpend extends DriveStep, Required<SpendDelta> {
+  /** The step's place in the drive's steps (from 0): spend is listed in that order. */
+  readonly position: number;
+  readonly startedAt: string;
+}
+
 /**
  * Which stored outputs' digests to read: those among `fingerprints`, or those that the done items of
  * `run` (of one step when given) use.
@@ -192,11 +257,22 @@ export interface ResumeStore {
    */
   latestOutputs(workflow: string, step: string): Promise<Map<string, StoredOutput>>;
   /**
-   * Commits item results in one transaction: every run item is upserted (by run, step, item) and
-   * every new output inserted, or nothing is. Rejects with NotFoundError, committing nothing, when
-   * an item names an unknown run.
+   * Commits item results in one transaction: every run item is upserted (by run, step, item), every
+   * new output inserted and every spend delta added to its drive's step, or nothing is. Rejects with
+   * NotFoundError, committing nothing, when an item names an unknown run or a delta a step of a drive
+   * that was not started (startDrive). The engine commits an item's spend with the item, so a crash
+   * never keeps spend for an item it did not commit.
    */
-  commitItems(commits: readonly ItemCommit[]): Promise<void>;
+  commitItems(commits: readonly ItemCommit[], spend?: readonly SpendDelta[]): Promise<void>;
+  /**
+   * Starts the next drive of `run` (a start or a resume): numbers it (1 for the first, one more than
+   * the run's last after that) and records each of `steps`, in order, with nothing spent, at `at`.
+   * Resolves to its number. Rejects with NotFoundError for an unknown run. One process drives a run
+   * at a time (its owner); two drives started at once get two numbers or one rejects, never one.
+   */
+  startDrive(run: string, steps: readonly DriveStep[], at: string): Promise<number>;
+  /** The spend of each of `runs`, by run, drive and the step's position in its drive. */
+  listSpend(runs: readonly string[]): Promise<StepSpend[]>;
   /** Records an invalidation; rejects with NotFoundError for an unknown run. */
   invalidate(invalidation: Invalidation): Promise<void>;
   /** A run's invalidations, oldest first. */

@@ -6,12 +6,14 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { NotFoundError } from '../../src/core/errors.js';
 import type {
+  DriveStep,
   ItemCommit,
   Json,
   ResumeStore,
   RunItem,
   RunOwner,
   RunRecord,
+  StepSpend,
   StoredOutput,
 } from '../../src/store/resume-store.js';
 
@@ -558,6 +560,150 @@ export function describeResumeStoreConformance(name: string, open: () => Promise
       });
     });
 
+    describe('spend', () => {
+      const PLANNED = { items: 3, inputTokens: 15_000, outputTokens: 3_000.5, usd: 0.09, hours: 0.25 };
+      const STEPS: readonly DriveStep[] = [
+        { step: 'extract', model: 'haiku', price: { inputPerMTok: 3, outputPerMTok: 15 }, planned: PLANNED },
+        {
+          step: 'label',
+          model: 'unpriced',
+          planned: { items: 0, inputTokens: null, outputTokens: null, usd: null, hours: 0 },
+        },
+        { step: 'send' },
+      ];
+      /** The row startDrive gives `step`, the `position`-th of drive `drive` of `runId`, nothing spent. */
+      const started = (
+        runId: string,
+        drive: number,
+        position: number,
+        step: DriveStep,
+        startedAt: string,
+      ): StepSpend => ({
+        run: runId,
+        drive,
+        step: step.step,
+        position,
+        startedAt,
+        ...(step.model !== undefined && { model: step.model }),
+        ...(step.price !== undefined && { price: step.price }),
+        items: 0,
+        failed: 0,
+        tries: 0,
+        itemMs: 0,
+        inputTokens: 0,
+        outputTokens: 0,
+        unreportedTokens: 0,
+        unreportedItems: 0,
+        wallMs: 0,
+        ...(step.planned !== undefined && { planned: step.planned }),
+      });
+
+      it('numbers the drives of each run from 1 and lists their steps as started, nothing spent', async () => {
+        await store.createRun(run('r-1'));
+        await store.createRun(run('r-2'));
+        expect(await store.listSpend(['r-1'])).toEqual([]);
+        expect(await store.startDrive('r-1', STEPS, at(1))).toBe(1);
+        expect(await store.startDrive('r-2', [{ step: 'extract' }], at(2))).toBe(1);
+        expect(await store.startDrive('r-1', [STEPS[2] as DriveStep, STEPS[0] as DriveStep], at(3))).toBe(2);
+        expect(await store.listSpend(['r-1', 'r-2', 'r-9'])).toStrictEqual([
+          started('r-1', 1, 0, STEPS[0] as DriveStep, at(1)),
+          started('r-1', 1, 1, STEPS[1] as DriveStep, at(1)),
+          started('r-1', 1, 2, STEPS[2] as DriveStep, at(1)),
+          started('r-1', 2, 0, STEPS[2] as DriveStep, at(3)),
+          started('r-1', 2, 1, STEPS[0] as DriveStep, at(3)),
+          started('r-2', 1, 0, { step: 'extract' }, at(2)),
+        ]);
+        expect(await store.listSpend([])).toEqual([]);
+      });
+
+      it('adds the spend of each commit to its drive step, in the transaction of the items it counts', async () => {
+        await store.createRun(run('r-1'));
+        await store.startDrive('r-1', STEPS, at(1));
+        await store.startDrive('r-1', STEPS, at(2));
+        const extract = { run: 'r-1', drive: 1, step: 'extract' };
+        await store.commitItems(
+          [computed('r-1', output(fp('a'), { item: 'c-1' })), { item: failed('r-1', 'extract', 'c-2', fp('b')) }],
+          [
+            {
+              ...extract,
+              items: 1,
+              tries: 3,
+              itemMs: 1_500.5,
+              inputTokens: 1_200,
+              outputTokens: 340,
+              unreportedTokens: 2,
+            },
+            { ...extract, items: 1, failed: 1, tries: 1, itemMs: 800, inputTokens: 1_000, outputTokens: 90 },
+          ],
+        );
+        // Spend without items (an item out of tries, a step's wall-clock time), to another drive too.
+        await store.commitItems(
+          [],
+          [
+            { ...extract, items: 1, tries: 5, itemMs: 10, unreportedItems: 1, wallMs: 60_000 },
+            { run: 'r-1', drive: 2, step: 'send', items: 2, tries: 2, itemMs: 4 },
+          ],
+        );
+        const [first, second, third, fourth] = await store.listSpend(['r-1']);
+        expect(first).toStrictEqual({
+          ...started('r-1', 1, 0, STEPS[0] as DriveStep, at(1)),
+          items: 3,
+          failed: 1,
+          tries: 9,
+          itemMs: 2_310.5,
+          inputTokens: 2_200,
+          outputTokens: 430,
+          unreportedTokens: 2,
+          unreportedItems: 1,
+          wallMs: 60_000,
+        });
+        expect(second).toStrictEqual(started('r-1', 1, 1, STEPS[1] as DriveStep, at(1)));
+        expect(third).toStrictEqual(started('r-1', 1, 2, STEPS[2] as DriveStep, at(1)));
+        expect(fourth).toStrictEqual(started('r-1', 2, 0, STEPS[0] as DriveStep, at(2)));
+        expect((await store.listSpend(['r-1']))[5]).toStrictEqual({
+          ...started('r-1', 2, 2, STEPS[2] as DriveStep, at(2)),
+          items: 2,
+          tries: 2,
+          itemMs: 4,
+        });
+        expect(await store.listRunItems('r-1')).toHaveLength(2);
+      });
+
+      it('commits nothing, items included, when spend names a drive step that was not started', async () => {
+        await store.createRun(run('r-1'));
+        await store.startDrive('r-1', STEPS, at(1));
+        const before = await store.listSpend(['r-1']);
+        for (const wrong of [
+          { run: 'r-1', drive: 2, step: 'extract' },
+          { run: 'r-1', drive: 1, step: 'nowhere' },
+          { run: 'r-9', drive: 1, step: 'extract' },
+        ]) {
+          await expect(
+            store.commitItems(
+              [computed('r-1', output(fp('a')))],
+              [
+                { run: 'r-1', drive: 1, step: 'extract', items: 1, tries: 1 },
+                { ...wrong, items: 1, tries: 1 },
+              ],
+            ),
+          ).rejects.toThrow(NotFoundError);
+        }
+        expect(await store.listRunItems('r-1')).toEqual([]);
+        expect((await store.getOutputs([fp('a')])).size).toBe(0);
+        expect(await store.listSpend(['r-1'])).toStrictEqual(before);
+      });
+
+      it('refuses a figure that is not a number of at least 0, and a drive of an unknown run', async () => {
+        await store.createRun(run('r-1'));
+        await store.startDrive('r-1', STEPS, at(1));
+        const extract = { run: 'r-1', drive: 1, step: 'extract' };
+        await expect(store.commitItems([], [{ ...extract, tries: -1 }])).rejects.toThrow(/tries/);
+        await expect(store.commitItems([], [{ ...extract, itemMs: Number.NaN }])).rejects.toThrow(/itemMs/);
+        await expect(store.startDrive('r-9', STEPS, at(1))).rejects.toThrow(NotFoundError);
+        expect((await store.listSpend(['r-1']))[0]).toStrictEqual(started('r-1', 1, 0, STEPS[0] as DriveStep, at(1)));
+      });
+    });
+
     describe('close', () => {
       it('is idempotent, and calls after it reject', async () => {
         await store.createRun(run('r-1'));
@@ -571,6 +717,8 @@ export function describeResumeStoreConformance(name: string, open: () => Promise
         await expect(store.outputDigests({ run: 'r-1' })).rejects.toThrow();
         await expect(store.latestOutputs('invoices', 'extract')).rejects.toThrow();
         await expect(store.listRunItems('r-1')).rejects.toThrow();
+        await expect(store.startDrive('r-1', [{ step: 'extract' }], at(1))).rejects.toThrow();
+        await expect(store.listSpend(['r-1'])).rejects.toThrow();
       });
     });
   });

@@ -11,12 +11,15 @@ import Database from 'better-sqlite3';
 import { afterAll, afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type {
   DigestQuery,
+  DriveStep,
   Invalidation,
   ItemCommit,
   ResumeStore,
   RunItem,
   RunPatch,
   RunRecord,
+  SpendDelta,
+  StepSpend,
   StoredOutput,
 } from '../../src/store/resume-store.js';
 import { openSqliteResumeStore } from '../../src/store/sqlite/resume-store.js';
@@ -70,9 +73,17 @@ class CountingStore implements ResumeStore {
     this.calls.push({ method: 'other', name: 'latestOutputs' });
     return this.inner.latestOutputs(workflow, step);
   }
-  commitItems(commits: readonly ItemCommit[]): Promise<void> {
+  commitItems(commits: readonly ItemCommit[], spend?: readonly SpendDelta[]): Promise<void> {
     this.calls.push({ method: 'other', name: 'commitItems' });
-    return this.inner.commitItems(commits);
+    return this.inner.commitItems(commits, spend);
+  }
+  startDrive(run: string, steps: readonly DriveStep[], at: string): Promise<number> {
+    this.calls.push({ method: 'other', name: 'startDrive' });
+    return this.inner.startDrive(run, steps, at);
+  }
+  listSpend(runs: readonly string[]): Promise<StepSpend[]> {
+    this.calls.push({ method: 'other', name: 'listSpend' });
+    return this.inner.listSpend(runs);
   }
   invalidate(invalidation: Invalidation): Promise<void> {
     this.calls.push({ method: 'other', name: 'invalidate' });

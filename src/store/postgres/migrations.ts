@@ -309,6 +309,39 @@ export const MIGRATIONS: readonly string[] = [
     ADD COLUMN owner_since timestamptz,
     ADD CONSTRAINT workflow_runs_owner_whole CHECK (num_nulls(owner_pid, owner_host, owner_start_time, owner_since) IN (0, 4));
   `,
+  // What each drive of a workflow run spent per step, and what its plan estimated, as SQLite's (its
+  // migration of the same name). Cluster workers add their chunks' spend to a step's row in the
+  // transaction that commits the chunk's items, so the row's figures only ever grow.
+  `
+  CREATE TABLE run_spend (
+    run text COLLATE "C" NOT NULL REFERENCES workflow_runs (id),
+    drive integer NOT NULL CHECK (drive >= 1),
+    step text COLLATE "C" NOT NULL,
+    position integer NOT NULL CHECK (position >= 0),
+    started_at timestamptz NOT NULL,
+    model text,
+    price_in double precision CHECK (price_in >= 0),
+    price_out double precision CHECK (price_out >= 0),
+    items integer NOT NULL CHECK (items >= 0),
+    failed integer NOT NULL CHECK (failed >= 0),
+    tries integer NOT NULL CHECK (tries >= 0),
+    item_ms double precision NOT NULL CHECK (item_ms >= 0),
+    input_tokens bigint NOT NULL CHECK (input_tokens >= 0),
+    output_tokens bigint NOT NULL CHECK (output_tokens >= 0),
+    unreported_tokens integer NOT NULL CHECK (unreported_tokens >= 0),
+    unreported_items integer NOT NULL CHECK (unreported_items >= 0),
+    wall_ms double precision NOT NULL CHECK (wall_ms >= 0),
+    planned boolean NOT NULL,
+    planned_items integer CHECK (planned_items >= 0),
+    planned_input_tokens double precision,
+    planned_output_tokens double precision,
+    planned_usd double precision,
+    planned_hours double precision,
+    PRIMARY KEY (run, drive, step),
+    CHECK ((price_in IS NULL) = (price_out IS NULL) AND (model IS NOT NULL OR price_in IS NULL)),
+    CHECK (planned = (planned_items IS NOT NULL))
+  );
+  `,
 ];
 
 /** The schema version this build writes: the number of migrations. */

@@ -18,6 +18,10 @@
  *   share lock a commit's foreign key check takes, so patching a run never waits for its commits.
  * - createRun relies on the primary key, invalidate on one statement that inserts only if the run
  *   exists (runs are never deleted).
+ * - A commit's spend deltas are added to their drive steps' `run_spend` rows last in its transaction,
+ *   one UPDATE a row in key order (mergeSpend), so concurrent committers of one step (cluster workers)
+ *   hold its row only while their commit ends, and take rows in one order. startDrive numbers the
+ *   drive under the run's row lock, so two drives started at once get two numbers.
  */
 import type pg from 'pg';
 import { NotFoundError } from '../../core/errors.js';
@@ -25,10 +29,12 @@ import {
   type Column,
   DIGEST_COLUMNS,
   digestsBy,
+  driveStepRow,
   type HashSql,
   INVALIDATION_COLUMNS,
   invalidationFromRow,
   isSha256Hex,
+  mergeSpend,
   OUTPUT_COLUMNS,
   OUTPUT_CONFLICT,
   outputParams,
@@ -41,16 +47,23 @@ import {
   runItemFromRow,
   runItemParams,
   runToRow,
+  SPEND_ADDED,
+  SPEND_COLUMNS,
   selectColumns,
+  spendAddSql,
+  spendFromRow,
 } from '../resume-rows.js';
 import type {
   DigestQuery,
+  DriveStep,
   Invalidation,
   ItemCommit,
   ResumeStore,
   RunItem,
   RunPatch,
   RunRecord,
+  SpendDelta,
+  StepSpend,
   StoredOutput,
 } from '../resume-store.js';
 import { columnValues, insertSql, positionalParameter, selectList, updateSql } from '../sql.js';
@@ -133,6 +146,10 @@ class PostgresResumeStore implements ResumeStore {
   readonly #listStepItems: string;
   readonly #insertInvalidation: string;
   readonly #listInvalidations: string;
+  readonly #insertDriveStep: string;
+  readonly #lastDrive: string;
+  readonly #addSpend: string;
+  readonly #listSpend: string;
 
   constructor(pool: pg.Pool, schema: string) {
     this.#pool = pool;
@@ -174,6 +191,15 @@ class PostgresResumeStore implements ResumeStore {
       SELECT $1, $2, $3, $4::timestamptz WHERE EXISTS (SELECT 1 FROM ${runsTable} WHERE id = $1)`;
     this.#listInvalidations = `SELECT ${selectList(INVALIDATION_COLUMNS)} FROM ${schema}.invalidations
       WHERE run = $1 ORDER BY at, step`;
+    const spendTable = `${schema}.run_spend`;
+    this.#insertDriveStep = insertSql(spendTable, SPEND_COLUMNS, positionalParameter);
+    this.#lastDrive = `SELECT coalesce(max(drive), 0)::int AS drive FROM ${spendTable} WHERE run = $1`;
+    const added = Object.keys(SPEND_ADDED).length;
+    this.#addSpend = `UPDATE ${spendTable} SET ${spendAddSql(positionalParameter)}
+      WHERE run = $${added + 1} AND drive = $${added + 2} AND step = $${added + 3}`;
+    // started_at is read as text by the pool's parser (pool.ts), as every timestamptz.
+    this.#listSpend = `SELECT ${selectList(SPEND_COLUMNS)} FROM ${spendTable} WHERE run = ANY ($1::text[])
+      ORDER BY run, drive, position`;
   }
 
   async createRun(run: RunRecord): Promise<void> {
@@ -220,7 +246,7 @@ class PostgresResumeStore implements ResumeStore {
     return outputsBy('item', await queryRows(this.#pool, this.#latestOutputs, [workflow, step]));
   }
 
-  async commitItems(commits: readonly ItemCommit[]): Promise<void> {
+  async commitItems(commits: readonly ItemCommit[], spend: readonly SpendDelta[] = []): Promise<void> {
     const outputs = new Map<string, unknown[]>();
     const items = new Map<string, unknown[]>();
     for (const { item, output, texts } of commits) {
@@ -231,6 +257,7 @@ class PostgresResumeStore implements ResumeStore {
       items.set(JSON.stringify([item.run, item.step, item.item]), runItemParams(item));
     }
     const runs = [...new Set(commits.map(({ item }) => item.run))];
+    const sums = mergeSpend(spend);
     await inTransaction(this.#pool, async (client) => {
       const known = new Set((await client.query<{ id: string }>(this.#findRuns, [runs])).rows.map(({ id }) => id));
       const unknown = runs.find((run) => !known.has(run));
@@ -241,7 +268,34 @@ class PostgresResumeStore implements ResumeStore {
       if (items.size > 0) {
         await client.query(this.#upsertRunItems, columnArrays(byKey(items), RUN_ITEM_COLUMNS.length));
       }
+      for (const sum of sums) {
+        const figures = Object.keys(SPEND_ADDED).map((key) => sum[key as keyof typeof SPEND_ADDED]);
+        const { rowCount } = await client.query(this.#addSpend, [...figures, sum.run, sum.drive, sum.step]);
+        if (rowCount !== 1) {
+          throw new NotFoundError(`no drive ${sum.drive} of workflow run ${sum.run} with a step ${sum.step}`);
+        }
+      }
     });
+  }
+
+  async startDrive(run: string, steps: readonly DriveStep[], at: string): Promise<number> {
+    return inTransaction(this.#pool, async (client) => {
+      const { rows } = await client.query(this.#lockRun, [run]);
+      if (rows.length === 0) throw new NotFoundError(`no workflow run ${run}`);
+      const last = await client.query<{ drive: number }>(this.#lastDrive, [run]);
+      const drive = (last.rows[0]?.drive ?? 0) + 1;
+      for (const [position, step] of steps.entries()) {
+        await client.query(
+          this.#insertDriveStep,
+          columnValues(SPEND_COLUMNS, driveStepRow(run, drive, position, step, at)),
+        );
+      }
+      return drive;
+    });
+  }
+
+  async listSpend(runs: readonly string[]): Promise<StepSpend[]> {
+    return (await queryRows(this.#pool, this.#listSpend, [runs])).map(spendFromRow);
   }
 
   async invalidate(invalidation: Invalidation): Promise<void> {

@@ -283,6 +283,42 @@ export const MIGRATIONS: readonly string[] = [
     AND (owner_start_time IS NULL) = (owner_since IS NULL)
   );
   `,
+  // What each drive of a workflow run (its start, each resume) spent per step, and what its plan
+  // estimated (ResumeStore.startDrive, commitItems' spend): one row per step of a drive, written when
+  // the drive starts, its spend figures added to by the commits of the items they count. A model
+  // step's price is the drive's (NULL: it had none, its dollars are unknown); `planned` tells a drive
+  // given a plan from one that was not (its planned figures are NULL where the plan could not tell).
+  // WITHOUT ROWID: small rows read by their key.
+  `
+  CREATE TABLE run_spend (
+    run TEXT NOT NULL REFERENCES workflow_runs (id),
+    drive INTEGER NOT NULL CHECK (drive >= 1),
+    step TEXT NOT NULL,
+    position INTEGER NOT NULL CHECK (position >= 0),
+    started_at TEXT NOT NULL,
+    model TEXT,
+    price_in REAL CHECK (price_in >= 0),
+    price_out REAL CHECK (price_out >= 0),
+    items INTEGER NOT NULL CHECK (items >= 0),
+    failed INTEGER NOT NULL CHECK (failed >= 0),
+    tries INTEGER NOT NULL CHECK (tries >= 0),
+    item_ms REAL NOT NULL CHECK (item_ms >= 0),
+    input_tokens INTEGER NOT NULL CHECK (input_tokens >= 0),
+    output_tokens INTEGER NOT NULL CHECK (output_tokens >= 0),
+    unreported_tokens INTEGER NOT NULL CHECK (unreported_tokens >= 0),
+    unreported_items INTEGER NOT NULL CHECK (unreported_items >= 0),
+    wall_ms REAL NOT NULL CHECK (wall_ms >= 0),
+    planned INTEGER NOT NULL CHECK (planned IN (0, 1)),
+    planned_items INTEGER CHECK (planned_items >= 0),
+    planned_input_tokens REAL,
+    planned_output_tokens REAL,
+    planned_usd REAL,
+    planned_hours REAL,
+    PRIMARY KEY (run, drive, step),
+    CHECK ((price_in IS NULL) = (price_out IS NULL) AND (model IS NOT NULL OR price_in IS NULL)),
+    CHECK ((planned = 1) = (planned_items IS NOT NULL))
+  ) STRICT, WITHOUT ROWID;
+  `,
 ];
 
 /** The schema version this build writes: the number of migrations. */

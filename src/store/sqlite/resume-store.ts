@@ -1,6 +1,6 @@
 /**
  * The SQLite ResumeStore: the workflow engine's runs, step outputs and run items in the tables of
- * migrations 2 and 8, in the same database file as the Store (`HARMFLOW_HOME/harmflow.db`) but on a
+ * migrations 2 and 8, and what runs spent in `run_spend` (migration 12), in the same database file as the Store (`HARMFLOW_HOME/harmflow.db`) but on a
  * connection of its own; with `:memory:`, the fake the tests use. better-sqlite3 is synchronous: each
  * method does its work at once and returns a settled Promise, so it is interchangeable with a
  * networked adapter.
@@ -10,10 +10,12 @@ import { NotFoundError } from '../../core/errors.js';
 import {
   DIGEST_COLUMNS,
   digestsBy,
+  driveStepRow,
   type HashSql,
   INVALIDATION_COLUMNS,
   insertColumns,
   invalidationFromRow,
+  mergeSpend,
   OUTPUT_COLUMNS,
   OUTPUT_CONFLICT,
   outputParams,
@@ -26,16 +28,23 @@ import {
   runItemFromRow,
   runItemParams,
   runToRow,
+  SPEND_ADDED,
+  SPEND_COLUMNS,
   selectColumns,
+  spendAddSql,
+  spendFromRow,
 } from '../resume-rows.js';
 import type {
   DigestQuery,
+  DriveStep,
   Invalidation,
   ItemCommit,
   ResumeStore,
   RunItem,
   RunPatch,
   RunRecord,
+  SpendDelta,
+  StepSpend,
   StoredOutput,
 } from '../resume-store.js';
 import { insertSql, orderedParameter, selectList, updateSql } from '../sql.js';
@@ -89,8 +98,13 @@ class SqliteResumeStore implements ResumeStore {
   readonly #listStepItems: Database.Statement;
   readonly #insertInvalidation: Database.Statement;
   readonly #listInvalidations: Database.Statement;
+  readonly #insertDriveStep: Database.Statement;
+  readonly #lastDrive: Database.Statement;
+  readonly #addSpend: Database.Statement;
+  readonly #listSpend: Database.Statement;
   readonly #patchRun: (id: string, patch: RunPatch) => void;
-  readonly #commit: (commits: readonly ItemCommit[]) => void;
+  readonly #commit: (commits: readonly ItemCommit[], spend: readonly SpendDelta[]) => void;
+  readonly #startDrive: (run: string, steps: readonly DriveStep[], at: string) => number;
 
   constructor(db: Database.Database) {
     this.#db = db;
@@ -141,12 +155,22 @@ class SqliteResumeStore implements ResumeStore {
     this.#listRunItems = db.prepare(`${runItems} WHERE run = ? ORDER BY step, item`);
     this.#listStepItems = db.prepare(`${runItems} WHERE run = ? AND step = ? ORDER BY item`);
 
+    this.#insertDriveStep = db.prepare(insertSql('run_spend', SPEND_COLUMNS));
+    this.#lastDrive = db.prepare('SELECT coalesce(max(drive), 0) AS drive FROM run_spend WHERE run = ?').pluck();
+    this.#addSpend = db.prepare(
+      `UPDATE run_spend SET ${spendAddSql(orderedParameter)} WHERE run = ? AND drive = ? AND step = ?`,
+    );
+    this.#listSpend = db.prepare(
+      `SELECT ${selectList(SPEND_COLUMNS)} FROM run_spend WHERE run IN (SELECT value FROM json_each(?))
+       ORDER BY run, drive, position`,
+    );
+
     // IMMEDIATE transactions take the write lock first, so a writer in another process cannot slip in
     // between what they read (the run) and what they write.
     this.#patchRun = db.transaction((id: string, patch: RunPatch) => {
       this.#updateRun.run(patchedRunRow(id, this.#getRun.get(id), patch));
     }).immediate;
-    this.#commit = db.transaction((commits: readonly ItemCommit[]) => {
+    this.#commit = db.transaction((commits: readonly ItemCommit[], spend: readonly SpendDelta[]) => {
       const known = new Set<string>();
       for (const { item, output, texts } of commits) {
         if (!known.has(item.run)) {
@@ -156,6 +180,20 @@ class SqliteResumeStore implements ResumeStore {
         if (output !== undefined) this.#insertOutput.run(outputParams(output, texts));
         this.#upsertRunItem.run(runItemParams(item));
       }
+      for (const sum of mergeSpend(spend)) {
+        const figures = Object.keys(SPEND_ADDED).map((key) => sum[key as keyof typeof SPEND_ADDED]);
+        if (this.#addSpend.run(...figures, sum.run, sum.drive, sum.step).changes !== 1) {
+          throw new NotFoundError(`no drive ${sum.drive} of workflow run ${sum.run} with a step ${sum.step}`);
+        }
+      }
+    }).immediate;
+    this.#startDrive = db.transaction((run: string, steps: readonly DriveStep[], at: string) => {
+      if (this.#getRun.get(run) === undefined) throw new NotFoundError(`no workflow run ${run}`);
+      const drive = (this.#lastDrive.get(run) as number) + 1;
+      for (const [position, step] of steps.entries()) {
+        this.#insertDriveStep.run(driveStepRow(run, drive, position, step, at));
+      }
+      return drive;
     }).immediate;
   }
 
@@ -191,8 +229,16 @@ class SqliteResumeStore implements ResumeStore {
     return outputsBy('item', this.#latestOutputs.all(workflow, step));
   }
 
-  async commitItems(commits: readonly ItemCommit[]): Promise<void> {
-    this.#commit(commits);
+  async commitItems(commits: readonly ItemCommit[], spend: readonly SpendDelta[] = []): Promise<void> {
+    this.#commit(commits, spend);
+  }
+
+  async startDrive(run: string, steps: readonly DriveStep[], at: string): Promise<number> {
+    return this.#startDrive(run, steps, at);
+  }
+
+  async listSpend(runs: readonly string[]): Promise<StepSpend[]> {
+    return this.#listSpend.all(JSON.stringify(runs)).map(spendFromRow);
   }
 
   async invalidate(invalidation: Invalidation): Promise<void> {
