@@ -174,10 +174,10 @@ function spentOf(event: Extract<WorkflowEvent, { type: 'item.failed' }>): Spent 
   return (event as { readonly spent?: Spent }).spent;
 }
 
-/** `17 min`, `2 h 05 min`, `< 1 min`. */
+/** `42 s`, `17 min`, `2 h 05 min`. */
 export function formatDuration(ms: number): string {
+  if (ms < 59_500) return `${Math.round(ms / 1000)} s`;
   const minutes = Math.round(ms / MINUTE_MS);
-  if (minutes < 1) return '< 1 min';
   if (minutes < 60) return `${minutes} min`;
   return `${Math.floor(minutes / 60)} h ${String(minutes % 60).padStart(2, '0')} min`;
 }

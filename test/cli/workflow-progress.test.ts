@@ -189,7 +189,8 @@ describe('DriveProgress', () => {
 
 describe('formatting', () => {
   it('writes durations, clock times (with the date on another day) and a live line cut to the width', () => {
-    expect(formatDuration(20_000)).toBe('< 1 min');
+    expect(formatDuration(20_400)).toBe('20 s');
+    expect(formatDuration(59_600)).toBe('1 min');
     expect(formatDuration(17 * 60_000)).toBe('17 min');
     expect(formatDuration(125 * 60_000)).toBe('2 h 05 min');
     expect(formatClock(T0, 32 * 60_000)).toBe('14:32 UTC');

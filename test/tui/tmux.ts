@@ -54,6 +54,11 @@ export interface Terminal {
   capture(options?: { readonly escapes?: boolean }): Promise<string[]>;
   /** Bounded wait for a screen (plain text) that satisfies `accept`; fails showing the last one. */
   screenWhere(accept: (screen: string) => boolean, timeoutMs?: number): Promise<string>;
+  /**
+   * From now on, appends what the program writes to the terminal — its bytes as they are, escape
+   * sequences included — to `file` (`pipe-pane -O`), for a test of how a program draws.
+   */
+  record(file: string): Promise<void>;
   /** The program's exit status once it has exited and its pane is dead, else undefined. */
   exitStatus(): Promise<number | undefined>;
   /** Ends the tmux server, the program with it, and removes the socket's folder. */
@@ -110,6 +115,9 @@ export async function startTerminal(options: TerminalOptions): Promise<Terminal>
         if (Date.now() > deadline) throw new Error(`no such screen within ${timeoutMs} ms; the last was:\n${screen}`);
         await new Promise((resolve) => setTimeout(resolve, 50));
       }
+    },
+    async record(file) {
+      await tmux('pipe-pane', '-O', '-t', target, `cat >> '${file.replaceAll("'", "'\\''")}'`);
     },
     async exitStatus() {
       const dead = (await tmux('display-message', '-p', '-t', target, '#{pane_dead}')).trim() === '1';
