@@ -19,6 +19,8 @@ import { installKeys } from './keyboard.js';
 import { connect } from './session.js';
 
 const POLL_MS = 2000;
+/** Items a decision request carries at most: 500 × ≈90 bytes stays under the API's 64 KiB body limit. */
+const PER_REQUEST = 500;
 /** The reviewer's name, kept in this browser for the next review. */
 const REVIEWER_KEY = 'harmflow.reviewer';
 
@@ -214,16 +216,22 @@ async function decide(decision: 'approve' | 'reject', items: readonly WaitingIte
     if (note === undefined) return;
   }
   busy = true;
+  let recorded = 0;
   try {
-    const chosen = items.map(({ key, fingerprint }) => ({ key, fingerprint }));
-    await api.post(`/api/workflows/runs/${run}/reviews`, {
-      by,
-      [decision]: chosen,
-      ...(note !== undefined && { note }),
-    });
+    // In parts that fit the API's body limit (64 KiB): ≈90 bytes an item.
+    for (let at = 0; at < items.length; at += PER_REQUEST) {
+      const chosen = items.slice(at, at + PER_REQUEST).map(({ key, fingerprint }) => ({ key, fingerprint }));
+      await api.post(`/api/workflows/runs/${run}/reviews`, {
+        by,
+        [decision]: chosen,
+        ...(note !== undefined && { note }),
+      });
+      recorded += chosen.length;
+    }
     say(`${decision === 'approve' ? 'Approved' : 'Rejected'} ${what}, by ${by}.`);
   } catch (error) {
-    say(`Not recorded: ${(error as Error).message}`);
+    const part = recorded > 0 ? ` (${recorded} of ${items.length} were)` : '';
+    say(`Not recorded${part}: ${(error as Error).message}`);
   } finally {
     busy = false;
   }
