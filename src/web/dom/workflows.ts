@@ -49,7 +49,8 @@ async function refresh(): Promise<void> {
 }
 
 function rowOf(run: Row): HTMLTableRowElement {
-  const last = run.steps?.at(-1);
+  // The step it has reached: the last with any item done or failed.
+  const last = run.steps?.findLast((step) => step.done + step.failed > 0);
   return el(
     'tr',
     {},
