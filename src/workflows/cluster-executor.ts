@@ -15,6 +15,11 @@
  * items run in this process (their executions are dispatched as executions). Within a chunk, items
  * run at the step's `concurrency`; chunks run at once up to the workers' concurrency.
  *
+ * Spend: a worker adds what its chunk's items spent to the run's drive in the transaction that
+ * commits them (`drive` in the job) and says so in its result (`spendRecorded`); the engine then
+ * records none of it. A result without it (a worker of an older HarmFlow) leaves the engine what it
+ * knows: the items and their tries, their time and tokens unreported.
+ *
  * Semantics kept from the engine: the step's outcomes are reported item by item (computed, failed,
  * exhausted); once an item has run out of retries, the chunks not started are removed from the
  * queue and those running finish and are reported. Retries: each chunk may spend what was left of
@@ -33,6 +38,7 @@ import type { RedisConnection } from '../cluster/queue-url.js';
 import { EXIT, HarmflowError, UsageError } from '../core/errors.js';
 import {
   type ChunkJob,
+  type ChunkOutcome,
   ChunkResult,
   DEFAULT_ITEM_PREFIX,
   GENERAL_ITEM_QUEUE,
@@ -41,6 +47,7 @@ import {
   moduleRef,
 } from './cluster-jobs.js';
 import { IN_PROCESS, type ItemExecutor, type ReadyItem, type StepWork } from './item-executor.js';
+import type { Spent } from './run.js';
 
 /**
  * 250 items a chunk: 2,000 items, a common step size, make 8 chunks, one for each of the 8 chunk
@@ -174,20 +181,27 @@ export async function openClusterExecutor(options: ClusterExecutorOptions): Prom
               context.budget.tryConsume();
               context.onRetry(retry.key, retry);
             }
+            const spendRecorded = outcome.result.spendRecorded === true;
             for (const item of outcome.result.outcomes) {
               if (item.status === 'done') {
                 const { key, digest, tries } = item;
+                // An item reused by the worker (tries 0) spent nothing; one it found committed by a
+                // worker lost before has its spend recorded with it, by that worker.
                 await report({
                   status: 'committed',
                   key,
                   digest,
                   tries,
                   ...(item.output !== undefined && { output: item.output }),
+                  ...spentOf(item.spent),
+                  spendRecorded: spendRecorded || tries === 0,
                 });
               } else if (item.status === 'failed') {
-                await report({ ...item, committed: true });
+                const { spent, ...failed } = item;
+                await report({ ...failed, committed: true, spendRecorded, ...spentOf(spent) });
               } else {
-                await report(item);
+                const { spent, ...exhausted } = item;
+                await report({ ...exhausted, spendRecorded, ...spentOf(spent) });
               }
             }
             if (work.stopping()) await cancel();
@@ -217,6 +231,21 @@ export async function openClusterExecutor(options: ClusterExecutorOptions): Prom
   };
 }
 
+/** An outcome's `spent` as the engine takes it (fields left out rather than undefined). */
+function spentOf(spent: ChunkOutcome['spent']): { spent?: Spent } {
+  if (spent === undefined) return {};
+  const { tries, durationMs, inputTokens, outputTokens, unreportedTokens } = spent;
+  return {
+    spent: {
+      tries,
+      ...(durationMs !== undefined && { durationMs }),
+      ...(inputTokens !== undefined && { inputTokens }),
+      ...(outputTokens !== undefined && { outputTokens }),
+      ...(unreportedTokens !== undefined && { unreportedTokens }),
+    },
+  };
+}
+
 /** A chunk's job payload. */
 function chunkJob(
   module: ModuleRef,
@@ -228,6 +257,7 @@ function chunkJob(
   return {
     module,
     run: work.run,
+    ...(work.drive !== undefined && { drive: work.drive }),
     workflow: work.definition.name,
     step: work.step.name,
     retry,

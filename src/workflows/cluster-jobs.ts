@@ -89,6 +89,8 @@ export type ChunkItem = z.infer<typeof ChunkItem>;
 export const ChunkJob = z.strictObject({
   module: ModuleRef,
   run: z.string(),
+  /** The drive of the run (ResumeStore.startDrive) the worker adds the chunk's spend to, with its items. */
+  drive: z.int().min(1).optional(),
   workflow: z.string(),
   step: z.string(),
   /** The run's retry settings, and what is left of its retry budget when the chunk was dispatched. */
@@ -98,7 +100,19 @@ export const ChunkJob = z.strictObject({
 });
 export type ChunkJob = z.input<typeof ChunkJob>;
 
-/** How an item of a chunk ended; an item the chunk did not start (the run stopping) is absent. */
+/** What an item's tries spent (run.ts Spent), as the worker measured it. */
+const ItemSpent = z.strictObject({
+  tries: z.int().min(0),
+  durationMs: z.number().min(0).optional(),
+  inputTokens: z.number().min(0).optional(),
+  outputTokens: z.number().min(0).optional(),
+  unreportedTokens: z.int().min(0).optional(),
+});
+
+/**
+ * How an item of a chunk ended; an item the chunk did not start (the run stopping) is absent.
+ * `spent`: what the item's tries spent, for an item this worker computed (not one it found committed).
+ */
 export const ChunkOutcome = z.discriminatedUnion('status', [
   z.strictObject({
     status: z.literal('done'),
@@ -106,21 +120,34 @@ export const ChunkOutcome = z.discriminatedUnion('status', [
     digest: Hash,
     output: JsonValue.optional(),
     tries: z.int().min(0),
+    spent: ItemSpent.optional(),
   }),
-  z.strictObject({ status: z.literal('failed'), key: z.string(), error: z.string(), tries: z.int().min(0) }),
+  z.strictObject({
+    status: z.literal('failed'),
+    key: z.string(),
+    error: z.string(),
+    tries: z.int().min(0),
+    spent: ItemSpent.optional(),
+  }),
   z.strictObject({
     status: z.literal('exhausted'),
     key: z.string(),
     error: z.string(),
     tries: z.int().min(0),
     reason: z.enum(['item', 'budget']),
+    spent: ItemSpent.optional(),
   }),
 ]);
 export type ChunkOutcome = z.infer<typeof ChunkOutcome>;
 
-/** A job's return value: its items' outcomes (done and failed ones committed) and its retries. */
+/**
+ * A job's return value: its items' outcomes (done and failed ones committed) and its retries.
+ * `spendRecorded`: the worker added the chunk's spend to the job's drive in its commit (every item it
+ * computed, out of tries included), so the coordinator records none of it.
+ */
 export const ChunkResult = z.strictObject({
   outcomes: z.array(ChunkOutcome),
+  spendRecorded: z.boolean().optional(),
   retries: z.array(z.strictObject({ key: z.string(), tryNumber: z.int(), delayMs: z.number(), error: z.string() })),
 });
 export type ChunkResult = z.infer<typeof ChunkResult>;

@@ -16,6 +16,11 @@
  * a person does), so no effect is performed twice (effects.ts). Results computed but not yet
  * committed by the dead worker are computed again; an effect among them is found `done`.
  *
+ * Spend: given the job's drive, the worker adds what each item it computed spent (every try, out of
+ * tries included) to the drive's step in the transaction that commits the chunk, and returns it with
+ * each outcome (`spent`, for the coordinator's progress). Spend of a chunk whose worker dies before it
+ * commits is lost with its results; the items are computed again, and that spend is recorded.
+ *
  * Rate limits: a model queue's Worker has BullMQ's limiter (`max` jobs a `durationMs` window, kept in
  * Redis, so the limit holds across all workers of the queue as long as they are given the same one);
  * a model step's job is one item, so the limit counts model calls (retries inside an item aside).
@@ -26,7 +31,7 @@ import { type Job, UnrecoverableError, Worker } from 'bullmq';
 import type { RedisConnection } from '../cluster/queue-url.js';
 import { describeError, UsageError } from '../core/errors.js';
 import type { EffectLedger } from '../store/effect-ledger.js';
-import type { ItemCommit, ResumeStore } from '../store/resume-store.js';
+import type { ItemCommit, ResumeStore, SpendDelta } from '../store/resume-store.js';
 import type { AgentContext } from './agent-item.js';
 import {
   type ChunkItem,
@@ -44,9 +49,16 @@ import {
 import type { ModelSettings } from './define.js';
 import { parseComponents } from './fingerprint.js';
 import { computedCommit, doneItem, failedItem } from './item-commits.js';
-import { computeWithRetries, type DriveContext, forEachLimited, type ReadyItem } from './item-executor.js';
+import {
+  computeWithRetries,
+  type DriveContext,
+  forEachLimited,
+  type ItemOutcome,
+  type ReadyItem,
+} from './item-executor.js';
 import { loadWorkflowModule, type WorkflowModule } from './module.js';
 import { RetryBudget, resolveRetryPolicy } from './retry.js';
+import { spendDelta } from './spend.js';
 import { defaultConcurrency } from './validate.js';
 
 /** A model this worker computes items of, and its rate limit (none: unlimited). */
@@ -179,6 +191,16 @@ async function computeChunk(job: Job<unknown>, options: ItemWorkerOptions, modul
   const place = { run: chunk.run, workflow: chunk.workflow, step: chunk.step };
   const outcomes: ChunkOutcome[] = [];
   const commits: ItemCommit[] = [];
+  const spend: SpendDelta[] = [];
+  const { drive } = chunk;
+  /** Records what `outcome`'s tries spent, when the job names the drive to add it to. */
+  const count = (outcome: ItemOutcome, failed: boolean): void => {
+    if (drive === undefined) return;
+    spend.push(
+      spendDelta({ run: chunk.run, drive, step: chunk.step }, outcome.spent, { tries: outcome.tries, failed }),
+    );
+  };
+  const spentOf = (outcome: ItemOutcome) => (outcome.spent === undefined ? {} : { spent: outcome.spent });
   let items = chunk.items.map(readyItem);
 
   // A chunk taken again after its worker was lost: what that worker committed is kept as it is, and
@@ -241,20 +263,29 @@ async function computeChunk(job: Job<unknown>, options: ItemWorkerOptions, modul
           at,
         );
         commits.push(commit);
+        count(outcome, false);
         const { digest, output } = commit.output;
-        outcomes.push({ status: 'done', key: item.key, digest, output, tries: outcome.tries });
+        outcomes.push({ status: 'done', key: item.key, digest, output, tries: outcome.tries, ...spentOf(outcome) });
       } else if (outcome.status === 'failed') {
         commits.push({ item: failedItem({ ...place, key: item.key }, item.fingerprint, outcome, at) });
-        outcomes.push({ status: 'failed', key: item.key, error: outcome.error, tries: outcome.tries });
+        count(outcome, true);
+        outcomes.push({
+          status: 'failed',
+          key: item.key,
+          error: outcome.error,
+          tries: outcome.tries,
+          ...spentOf(outcome),
+        });
       } else if (outcome.status === 'exhausted') {
         stopping = true;
+        count(outcome, false);
         const { key, error, tries, reason } = outcome;
-        outcomes.push({ status: 'exhausted', key, error, tries, reason });
+        outcomes.push({ status: 'exhausted', key, error, tries, reason, ...spentOf(outcome) });
       }
     },
   );
-  if (commits.length > 0) await store.commitItems(commits);
-  return { outcomes, retries };
+  if (commits.length > 0 || spend.length > 0) await store.commitItems(commits, spend);
+  return { outcomes, retries, ...(drive !== undefined && { spendRecorded: true }) };
 }
 
 /** A chunk item as the engine's code takes it; an UnrecoverableError for components that do not parse. */

@@ -60,26 +60,26 @@ export async function computeItem(step: StepDefinition, input: ItemInput, contex
     ...(step.model.maxOutputTokens !== undefined && { maxOutputTokens: step.model.maxOutputTokens }),
     ...(signal !== undefined && { signal }),
   });
+  const measured = {
+    durationMs: answer.durationMs ?? now() - started,
+    inputTokens: answer.inputTokens,
+    outputTokens: answer.outputTokens,
+  };
+  // An answer refused below still used its tokens: the defect carries them (errors.ts TrySpent).
   let json: unknown;
   try {
     json = JSON.parse(answer.text);
   } catch {
-    throw new DefectError(`the model's answer is not JSON: ${excerpt(answer.text)}`);
+    throw new DefectError(`the model's answer is not JSON: ${excerpt(answer.text)}`, { spent: measured });
   }
   const parsed = step.output.safeParse(json);
   if (!parsed.success) {
     throw new DefectError(
       `the model's answer does not match the output schema: ${z.prettifyError(parsed.error).replace(/\s*\n\s*/g, '; ')}`,
+      { spent: measured },
     );
   }
-  return {
-    output: parsed.data,
-    measured: {
-      durationMs: answer.durationMs ?? now() - started,
-      inputTokens: answer.inputTokens,
-      outputTokens: answer.outputTokens,
-    },
-  };
+  return { output: parsed.data, measured };
 }
 
 /**

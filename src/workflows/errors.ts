@@ -16,26 +16,63 @@
  */
 import { z } from 'zod';
 
+/**
+ * What a failed try is known to have spent: the model tokens of a call that answered (an answer that
+ * is not JSON or does not match the schema still used them), and how long the call took when its
+ * provider says. A provider that knows a failed call's tokens (an error body that reports usage)
+ * passes them as `spent` to the error it throws; without them, the try's tokens are unreported
+ * (src/workflows/spend.ts counts them as unknown, never as zero).
+ */
+export interface TrySpent {
+  readonly inputTokens: number;
+  readonly outputTokens: number;
+  readonly durationMs?: number;
+}
+
 /** A failure worth retrying: overload, rate limit, a 5xx, a dropped connection, a timeout. */
 export class TransientError extends Error {
   /** The HTTP status that said so, when there was one. */
   readonly status: number | undefined;
   /** How long the server asked us to wait before trying again, in milliseconds. */
   readonly retryAfterMs: number | undefined;
-  constructor(message: string, options?: { status?: number; retryAfterMs?: number; cause?: unknown }) {
+  /** What the failed call spent, when its provider reported it. */
+  readonly spent: TrySpent | undefined;
+  constructor(
+    message: string,
+    options?: { status?: number; retryAfterMs?: number; cause?: unknown; spent?: TrySpent },
+  ) {
     super(message, options?.cause === undefined ? undefined : { cause: options.cause });
     this.name = new.target.name;
     this.status = options?.status;
     this.retryAfterMs = options?.retryAfterMs;
+    this.spent = options?.spent;
   }
 }
 
 /** A failure that will recur on every try: invalid output, a 4xx (other than 408/429), a failed assertion. */
 export class DefectError extends Error {
-  constructor(message: string, options?: { cause?: unknown }) {
+  /** What the failed call spent, when known: a model answer refused by the schema used its tokens. */
+  readonly spent: TrySpent | undefined;
+  constructor(message: string, options?: { cause?: unknown; spent?: TrySpent }) {
     super(message, options?.cause === undefined ? undefined : { cause: options.cause });
     this.name = new.target.name;
+    this.spent = options?.spent;
   }
+}
+
+const TrySpentShape = z.object({
+  inputTokens: z.number().nonnegative(),
+  outputTokens: z.number().nonnegative(),
+  durationMs: z.number().nonnegative().optional(),
+});
+
+/** The `spent` a thrown error carries (TransientError, DefectError, or any error with one of that shape), else undefined. */
+export function spentOfError(error: unknown): TrySpent | undefined {
+  if (typeof error !== 'object' || error === null || !('spent' in error)) return undefined;
+  const parsed = TrySpentShape.safeParse(error.spent);
+  if (!parsed.success) return undefined;
+  const { inputTokens, outputTokens, durationMs } = parsed.data;
+  return { inputTokens, outputTokens, ...(durationMs !== undefined && { durationMs }) };
 }
 
 /** One error sorted: its kind, a one-line message, and what the server said about status and waiting. */

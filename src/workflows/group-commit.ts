@@ -5,8 +5,12 @@
  * call a minute) commits each result within `windowMs` of its arrival: a crash loses at most that
  * window's results, or `maxItems` of a step too fast to let the timer run. Commits happen one after
  * another, in the order the results came. The runner (run.ts) owns one per drive.
+ *
+ * A result's spend (what computing it cost, ResumeStore SpendDelta) is committed in its result's
+ * transaction; spend without a result (an item out of tries, a step's wall-clock time) goes with the
+ * next commit. A crash loses at most the uncommitted group, its spend with it.
  */
-import type { ItemCommit } from '../store/resume-store.js';
+import type { ItemCommit, SpendDelta } from '../store/resume-store.js';
 
 export interface GroupCommitLimits {
   readonly maxItems: number;
@@ -21,9 +25,10 @@ export interface GroupCommitLimits {
 export const DEFAULT_GROUP_COMMIT: GroupCommitLimits = { maxItems: 1000, windowMs: 100 };
 
 export class GroupCommit {
-  readonly #commit: (batch: readonly ItemCommit[]) => Promise<void>;
+  readonly #commit: (batch: readonly ItemCommit[], spend: readonly SpendDelta[]) => Promise<void>;
   readonly #limits: GroupCommitLimits;
   #pending: ItemCommit[] = [];
+  #spend: SpendDelta[] = [];
   #timer: ReturnType<typeof setTimeout> | undefined;
   /** The last commit started: the next one starts after it. */
   #committing: Promise<void> = Promise.resolve();
@@ -31,17 +36,21 @@ export class GroupCommit {
   #failure: { readonly error: unknown } | undefined;
 
   constructor(
-    commit: (batch: readonly ItemCommit[]) => Promise<void>,
+    commit: (batch: readonly ItemCommit[], spend: readonly SpendDelta[]) => Promise<void>,
     limits: GroupCommitLimits = DEFAULT_GROUP_COMMIT,
   ) {
     this.#commit = commit;
     this.#limits = limits;
   }
 
-  /** Adds a result; commits the waiting ones when they are `maxItems`. Rejects with a failed commit's error. */
-  async add(result: ItemCommit): Promise<void> {
+  /**
+   * Adds a result, and the spend it counts; commits the waiting ones when they are `maxItems`.
+   * Rejects with a failed commit's error.
+   */
+  async add(result: ItemCommit, spend?: SpendDelta): Promise<void> {
     this.#throwFailure();
     this.#pending.push(result);
+    if (spend !== undefined) this.#spend.push(spend);
     if (this.#pending.length >= this.#limits.maxItems) return this.flush();
     this.#timer ??= setTimeout(() => {
       this.flush().catch((error: unknown) => {
@@ -50,16 +59,23 @@ export class GroupCommit {
     }, this.#limits.windowMs);
   }
 
+  /** Adds spend of no result: committed with the next commit (a flush, or the results that follow). */
+  addSpend(spend: SpendDelta): void {
+    this.#spend.push(spend);
+  }
+
   /** Commits every waiting result; resolves once they and those before them are committed. */
   async flush(): Promise<void> {
     clearTimeout(this.#timer);
     this.#timer = undefined;
     const batch = this.#pending;
+    const spend = this.#spend;
     this.#pending = [];
+    this.#spend = [];
     const previous = this.#committing;
     const commit = async (): Promise<void> => {
       await previous;
-      if (batch.length > 0) await this.#commit(batch);
+      if (batch.length > 0 || spend.length > 0) await this.#commit(batch, spend);
     };
     this.#committing = commit();
     await this.#committing;

@@ -16,9 +16,11 @@
 import type { Json } from '../store/resume-store.js';
 import { type ComputeContext, type Computed, computeItem } from './compute-item.js';
 import type { StepDefinition, WorkflowDefinition } from './define.js';
+import { spentOfError } from './errors.js';
 import type { PreviousOutput } from './item-commits.js';
 import type { PreparedItem } from './prepare.js';
 import { type RetryBudget, type RetryInfo, type RetryPolicy, runWithRetries } from './retry.js';
+import type { Spent } from './run.js';
 import { defaultConcurrency } from './validate.js';
 
 /** An item ready to compute: its key, fingerprint, input, and the output its run item had before. */
@@ -35,6 +37,11 @@ export interface StepWork {
   readonly items: readonly ReadyItem[];
   /** True once the run is stopping (an item ran out of retries): start no new item. */
   readonly stopping: () => boolean;
+  /**
+   * The drive of the run this is part of (ResumeStore.startDrive): an executor whose items are
+   * committed elsewhere (a cluster worker) adds their spend to it in the same transaction.
+   */
+  readonly drive?: number;
 }
 
 /** What computing needs from the drive: the compute context, the retry policy and the run's budget. */
@@ -57,8 +64,12 @@ export interface DriveContext {
  * the executor (`output` when the executor has its value; the engine loads it otherwise when
  * something reads it). `failed`: a defect (`committed` when its run item is stored already).
  * `exhausted`: its transient errors outlasted its tries or the run's budget; not committed.
+ *
+ * `spent`: what every try of the item spent, when the executor measured it. `spendRecorded`: the
+ * executor committed that spend itself, with the item (a cluster worker, given the drive); the engine
+ * records the spend of every other outcome, and marks an item that reports none as unreported.
  */
-export type ItemOutcome =
+export type ItemOutcome = (
   | { readonly status: 'computed'; readonly key: string; readonly computed: Computed; readonly tries: number }
   | {
       readonly status: 'committed';
@@ -80,7 +91,8 @@ export type ItemOutcome =
       readonly error: string;
       readonly tries: number;
       readonly reason: 'item' | 'budget';
-    };
+    }
+) & { readonly spent?: Spent; readonly spendRecorded?: boolean };
 
 export interface ItemExecutor {
   /** Computes `work.items`, reporting each item's outcome as it ends (awaiting `report`). */
@@ -102,7 +114,20 @@ export async function computeWithRetries(
   context: DriveContext,
 ): Promise<ItemOutcome> {
   const { key } = item;
-  const result = await runWithRetries(() => computeItem(step, item.input, context.compute), {
+  const meter = new TryMeter(step.kind === 'model');
+  const attempt = async (): Promise<Computed> => {
+    const started = context.now();
+    try {
+      const computed = await computeItem(step, item.input, context.compute);
+      meter.add(computed.measured.durationMs, computed.measured);
+      return computed;
+    } catch (error) {
+      const spent = spentOfError(error);
+      meter.add(spent?.durationMs ?? context.now() - started, spent);
+      throw error;
+    }
+  };
+  const result = await runWithRetries(attempt, {
     policy: context.policy,
     budget: context.budget,
     sleep: context.sleep,
@@ -112,10 +137,50 @@ export async function computeWithRetries(
     onRetry: (info: RetryInfo) =>
       context.onRetry(key, { tryNumber: info.tryNumber, delayMs: info.delayMs, error: info.error.message }),
   });
-  if (result.ok) return { status: 'computed', key, computed: result.value, tries: result.tries };
+  const spent = meter.spent();
+  if (result.ok) return { status: 'computed', key, computed: result.value, tries: result.tries, spent };
   if (result.kind === 'defect')
-    return { status: 'failed', key, error: result.error, tries: result.tries, committed: false };
-  return { status: 'exhausted', key, error: result.error, tries: result.tries, reason: result.reason };
+    return { status: 'failed', key, error: result.error, tries: result.tries, committed: false, spent };
+  return { status: 'exhausted', key, error: result.error, tries: result.tries, reason: result.reason, spent };
+}
+
+/**
+ * Adds up one item's tries: their durations (each try is timed here, or by its provider when it
+ * says) and, for a model step, the tokens of the tries that reported them; the others are counted as
+ * `unreportedTokens` (a call that failed before it answered, whose provider said nothing).
+ */
+class TryMeter {
+  readonly #model: boolean;
+  #tries = 0;
+  #durationMs = 0;
+  #inputTokens = 0;
+  #outputTokens = 0;
+  #reported = 0;
+
+  constructor(model: boolean) {
+    this.#model = model;
+  }
+
+  add(durationMs: number, tokens: { readonly inputTokens?: number; readonly outputTokens?: number } | undefined): void {
+    this.#tries += 1;
+    this.#durationMs += durationMs;
+    if (tokens?.inputTokens !== undefined && tokens.outputTokens !== undefined) {
+      this.#inputTokens += tokens.inputTokens;
+      this.#outputTokens += tokens.outputTokens;
+      this.#reported += 1;
+    }
+  }
+
+  spent(): Spent {
+    const spent = { tries: this.#tries, durationMs: this.#durationMs };
+    if (!this.#model) return spent;
+    const unreported = this.#tries - this.#reported;
+    return {
+      ...spent,
+      ...(this.#reported > 0 && { inputTokens: this.#inputTokens, outputTokens: this.#outputTokens }),
+      ...(unreported > 0 && { unreportedTokens: unreported }),
+    };
+  }
 }
 
 /**

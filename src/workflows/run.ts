@@ -13,6 +13,10 @@
  * item <key>` — `resumeRun` carries it on from there. An item whose upstream failed is blocked; a
  * run with failed or blocked items ends `failed` (resume after a fix reruns just those).
  *
+ * Each drive of a run (this start, each resume) records what its steps spent (spend.ts): every try
+ * of every item it computes, added to the item's step in the drive in the commit of the item itself,
+ * beside what the drive's plan estimated (`plan`), with dollars at the drive's `prices`.
+ *
  * One process drives a run at a time: the one that takes it records itself as the run's owner
  * (run-owner.ts), cleared when the run stops, and a resume refuses a run another live process of
  * this machine drives. The caller owns the store.
@@ -27,12 +31,21 @@ import type { ComputeContext } from './compute-item.js';
 import type { ModelProvider, StepDefinition, WorkflowDefinition } from './define.js';
 import { GroupCommit, type GroupCommitLimits } from './group-commit.js';
 import { computedCommit, doneItem, failedItem, previousOutput } from './item-commits.js';
-import { type DriveContext, IN_PROCESS, type ItemExecutor, type ReadyItem, type StepWork } from './item-executor.js';
+import {
+  type DriveContext,
+  IN_PROCESS,
+  type ItemExecutor,
+  type ItemOutcome,
+  type ReadyItem,
+  type StepWork,
+} from './item-executor.js';
+import type { ModelPrice } from './plan-cost.js';
 import { type Fingerprinted, fingerprintItem, inputOf, invalidationMarks, itemsOf } from './prepare.js';
 import { RetryBudget, type RetryConfig, resolveRetryPolicy } from './retry.js';
 import { approvalCommits, BY_RULE, sortOpenReviews } from './review.js';
 import { NOT_LOADED, RunOutputs } from './run-outputs.js';
 import { refuseDrivenElsewhere, thisOwner } from './run-owner.js';
+import { type DrivePlan, driveStepsOf, spendDelta } from './spend.js';
 import { requireWhatStepsNeed, validateDefinition } from './validate.js';
 
 export interface WorkflowOptions {
@@ -52,6 +65,13 @@ export interface WorkflowOptions {
   readonly executor?: ItemExecutor;
   readonly onEvent?: (event: WorkflowEvent) => void;
   readonly signal?: AbortSignal;
+  /**
+   * USD per million tokens by model name: the dollars of this drive's tokens are counted at these
+   * (a model step whose model has none spends an unknown amount). The CLI passes the module's.
+   */
+  readonly prices?: Readonly<Record<string, ModelPrice>>;
+  /** What this drive's plan estimated per step (spend.ts planEstimate), stored beside what it spends. */
+  readonly plan?: DrivePlan;
   /** Injectable for tests: the clock, sleeping between retries, and the jitter source. */
   readonly now?: () => number;
   readonly sleep?: (ms: number, signal?: AbortSignal) => Promise<void>;
@@ -61,12 +81,15 @@ export interface WorkflowOptions {
 /**
  * What computing one item spent in a drive: its tries, the time they took and the model tokens they
  * used. Figures a computer did not report (an item a cluster worker committed) are absent, not zero.
+ * Of a model step, `inputTokens` and `outputTokens` sum the tries that reported tokens, and
+ * `unreportedTokens` counts the others (a call that failed before it answered).
  */
 export interface Spent {
   readonly tries: number;
   readonly durationMs?: number;
   readonly inputTokens?: number;
   readonly outputTokens?: number;
+  readonly unreportedTokens?: number;
 }
 
 /** Progress, for the CLI and tests. */
@@ -81,7 +104,14 @@ export type WorkflowEvent =
       readonly delayMs: number;
       readonly error: string;
     }
-  | { readonly type: 'item.failed'; readonly step: string; readonly item: string; readonly error: string }
+  | {
+      readonly type: 'item.failed';
+      readonly step: string;
+      readonly item: string;
+      readonly error: string;
+      /** What the failed item's tries spent, when its executor measured it. */
+      readonly spent?: Spent;
+    }
   | ({ readonly type: 'step.ended' } & StepSummary)
   | { readonly type: 'run.ended'; readonly state: RunRecord['state']; readonly message?: string };
 
@@ -223,7 +253,16 @@ async function drive(definition: WorkflowDefinition, run: RunRecord, options: Wo
   const { view } = outputs;
   const digestOfHeld = (step: string, key: string) => outputs.digestOf(step, key);
 
-  const commits = new GroupCommit((batch) => store.commitItems(batch), options.groupCommit);
+  const commits = new GroupCommit((batch, spend) => store.commitItems(batch, spend), options.groupCommit);
+  /** This drive's number (ResumeStore.startDrive), once started. */
+  let driveNumber = 0;
+  /** The step being driven and when it began: its wall-clock time is added when it ends (or the drive stops). */
+  let began: { readonly step: string; readonly at: number } | undefined;
+  const addWallTime = (): void => {
+    if (began === undefined) return;
+    commits.addSpend({ run: run.id, drive: driveNumber, step: began.step, wallMs: Math.max(0, now() - began.at) });
+    began = undefined;
+  };
 
   const summaries: StepSummary[] = [];
   let crash: Crash | undefined;
@@ -234,6 +273,7 @@ async function drive(definition: WorkflowDefinition, run: RunRecord, options: Wo
   } catch (error) {
     // An abort, a step's items function that throws, a store that fails: what finished is kept,
     // and the run is left resumable.
+    addWallTime();
     await commits.flush().catch(() => {});
     const message = `crashed: ${describeError(error)}`;
     await store.updateRun(run.id, { state: 'crashed', message, owner: null, updatedAt: stamp() }).catch(() => {});
@@ -242,8 +282,10 @@ async function drive(definition: WorkflowDefinition, run: RunRecord, options: Wo
   }
 
   async function driveSteps(): Promise<void> {
+    driveNumber = await store.startDrive(run.id, driveStepsOf(definition, options.prices, options.plan), stamp());
     const marks = invalidationMarks(await store.listInvalidations(run.id));
     for (const step of definition.steps) {
+      began = { step: step.name, at: now() };
       const keys = await outputs.resolve(() => itemsOf(step, definition, view, run.params));
       outputs.startStep(step.name, keys);
       const mark = marks.get(step.name);
@@ -320,6 +362,8 @@ async function drive(definition: WorkflowDefinition, run: RunRecord, options: Wo
             outputs.hold(step.name, item.item, output.fingerprint, output.digest, output.output);
         }
         if (approvals.length > 0) await store.commitItems(approvals);
+        addWallTime();
+        await commits.flush();
         const summary: StepSummary = {
           step: step.name,
           items: keys.length,
@@ -341,7 +385,20 @@ async function drive(definition: WorkflowDefinition, run: RunRecord, options: Wo
       const fingerprints = new Map(ready.map((plan) => [plan.key, plan]));
       let computed = 0;
       let failed = 0;
-      const work: StepWork = { definition, step, run: run.id, items: ready, stopping: () => crash !== undefined };
+      const work: StepWork = {
+        definition,
+        step,
+        run: run.id,
+        drive: driveNumber,
+        items: ready,
+        stopping: () => crash !== undefined,
+      };
+      const spendPlace = { run: run.id, drive: driveNumber, step: step.name };
+      /** The spend of an outcome for the engine to record: none when its executor committed it. */
+      const spendOf = (outcome: ItemOutcome, failed: boolean) =>
+        outcome.spendRecorded === true
+          ? undefined
+          : spendDelta(spendPlace, outcome.spent, { tries: outcome.tries, failed });
       await executor.computeStep(work, driveContext, async (outcome) => {
         const plan = fingerprints.get(outcome.key) as Ready;
         if (outcome.status === 'computed') {
@@ -357,27 +414,47 @@ async function drive(definition: WorkflowDefinition, run: RunRecord, options: Wo
             at,
           );
           outputs.hold(step.name, plan.key, plan.fingerprint, commit.output.digest, commit.output.output);
-          await commits.add(commit);
+          await commits.add(commit, spendOf(outcome, false));
           computed += 1;
           emit({
             type: 'item.done',
             step: step.name,
             item: plan.key,
-            spent: { tries: outcome.tries, ...outcome.computed.measured },
+            spent: outcome.spent ?? { tries: outcome.tries, ...outcome.computed.measured },
           });
         } else if (outcome.status === 'committed') {
           outputs.hold(step.name, plan.key, plan.fingerprint, outcome.digest, outcome.output);
           computed += 1;
-          emit({ type: 'item.done', step: step.name, item: plan.key, spent: { tries: outcome.tries } });
+          const spend = spendOf(outcome, false);
+          if (spend !== undefined) commits.addSpend(spend);
+          emit({
+            type: 'item.done',
+            step: step.name,
+            item: plan.key,
+            spent: outcome.spent ?? { tries: outcome.tries },
+          });
         } else if (outcome.status === 'failed') {
           failed += 1;
           failures += 1;
           firstFailure ??= `step ${step.name} item ${plan.key}: ${outcome.error}`;
-          emit({ type: 'item.failed', step: step.name, item: plan.key, error: outcome.error });
+          emit({
+            type: 'item.failed',
+            step: step.name,
+            item: plan.key,
+            error: outcome.error,
+            ...(outcome.spent !== undefined && { spent: outcome.spent }),
+          });
+          const spend = spendOf(outcome, true);
           if (!outcome.committed) {
-            await commits.add({ item: failedItem({ ...place, key: plan.key }, plan.fingerprint, outcome, stamp()) });
+            const item = failedItem({ ...place, key: plan.key }, plan.fingerprint, outcome, stamp());
+            await commits.add({ item }, spend);
+          } else if (spend !== undefined) {
+            commits.addSpend(spend);
           }
         } else {
+          // Out of tries: nothing is committed, but its tries were spent.
+          const spend = spendOf(outcome, false);
+          if (spend !== undefined) commits.addSpend(spend);
           const why = outcome.reason === 'item' ? ` (${outcome.tries} tries)` : '';
           const index = order.get(plan.key) ?? 0;
           if (crash === undefined || index < crash.index) {
@@ -385,6 +462,7 @@ async function drive(definition: WorkflowDefinition, run: RunRecord, options: Wo
           }
         }
       });
+      addWallTime();
       await commits.flush();
       const summary: StepSummary = {
         step: step.name,

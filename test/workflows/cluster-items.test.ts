@@ -147,6 +147,25 @@ describe.runIf(REDIS_AVAILABLE && POSTGRES_AVAILABLE)('workflow items on two wor
     // The outputs downstream read were the workers' own: `send` read `double`'s output.
     const receipt = effects.find((effect) => effect.key === 'send:c-0007');
     expect(receipt?.state === 'done' && receipt.result).toMatchObject({ n: 14 });
+    // The workers recorded what their items spent, with the items: one try each, every figure
+    // reported (each send waited 5 ms), and the coordinator the steps' wall-clock time.
+    const spend = await store.listSpend([result.run.id]);
+    expect(
+      spend.map(({ drive, step, items, failed, tries, unreportedItems, unreportedTokens }) => ({
+        drive,
+        step,
+        items,
+        failed,
+        tries,
+        unreportedItems,
+        unreportedTokens,
+      })),
+    ).toStrictEqual([
+      { drive: 1, step: 'double', items: 40, failed: 0, tries: 40, unreportedItems: 0, unreportedTokens: 0 },
+      { drive: 1, step: 'send', items: 40, failed: 0, tries: 40, unreportedItems: 0, unreportedTokens: 0 },
+    ]);
+    expect(spend[1]?.itemMs).toBeGreaterThanOrEqual(40 * 5);
+    expect(spend[1]?.wallMs).toBeGreaterThan(0);
   });
 
   it('completes the run, each effect once, when a worker is killed with SIGKILL mid-step', async () => {
@@ -174,6 +193,13 @@ describe.runIf(REDIS_AVAILABLE && POSTGRES_AVAILABLE)('workflow items on two wor
     expect(effects.filter((effect) => effect.state === 'done')).toHaveLength(60);
     const items = await store.listRunItems(result.run.id, 'send');
     expect(items.filter((item) => item.status === 'done')).toHaveLength(60);
+    // Each item's spend was committed with it, once: by the worker that committed it (a chunk the
+    // killed worker committed is not counted again by the one that took it over).
+    const spend = await store.listSpend([result.run.id]);
+    expect(spend.map(({ step, items: counted, unreportedItems }) => [step, counted, unreportedItems])).toStrictEqual([
+      ['double', 60, 0],
+      ['send', 60, 0],
+    ]);
     // The survivor carried on what the doomed one had taken.
     const byPid = new Map<number, number>();
     for (const effect of effects) {
