@@ -163,3 +163,40 @@ export const EventEnvelope = z.object({
 
 /** `POST /api/stop` (202). */
 export const Stopping = z.object({ stopping: z.literal(true) });
+
+/**
+ * A workflow run as `/api/workflows` shows it (docs/api.md): the stored run with its state as it is
+ * now — `interrupted` for a `running` run whose process is gone (src/workflows/run-owner.ts) — and
+ * its owner, while it has one, with whether that process still runs (`null`: on another machine,
+ * not checked). States this CLI does not know are kept as they are, for a newer service's sake.
+ */
+export const WorkflowRun = z.object({
+  id: z.string(),
+  workflow: z.string(),
+  params: z.record(z.string(), z.unknown()),
+  state: z.string(),
+  message: z.string().exactOptional(),
+  module: z.string().exactOptional(),
+  owner: z
+    .object({
+      pid: z.int(),
+      host: z.string(),
+      startTime: z.string(),
+      since: z.string(),
+      alive: z.boolean().nullable(),
+    })
+    .exactOptional(),
+  createdAt: z.string(),
+  updatedAt: z.string(),
+});
+export type WorkflowRun = z.infer<typeof WorkflowRun>;
+
+/** `GET /api/workflows/runs`: the runs, newest first. */
+export const WorkflowRunList = z.object({ runs: z.array(WorkflowRun) });
+
+/** `GET /api/workflows/runs/:id`: the run and, per step, its items done (of which reused) and failed. */
+export const WorkflowRunWithSteps = z.object({
+  run: WorkflowRun,
+  steps: z.array(z.object({ step: z.string(), done: z.int().min(0), reused: z.int().min(0), failed: z.int().min(0) })),
+});
+export type WorkflowRunWithSteps = z.infer<typeof WorkflowRunWithSteps>;

@@ -1,7 +1,7 @@
 /**
  * The CLI's client of a running `harmflow serve`: one method per route the service verbs and the
  * terminal UI use (submit, list, detail — context, changes, disk, the event stream —, send, cancel,
- * admission, stop). Where: `HARMFLOW_URL` (default http://127.0.0.1:7878).
+ * the workflow runs, admission, stop). Where: `HARMFLOW_URL` (default http://127.0.0.1:7878).
  * Who: the bearer token from `HARMFLOW_TOKEN`, else `<HARMFLOW_HOME>/token`; the client only reads
  * it, never makes one (that is the service's first start).
  *
@@ -48,6 +48,9 @@ import {
   ExecutionWithAttempts,
   Stopping,
   Turn,
+  type WorkflowRun,
+  WorkflowRunList,
+  WorkflowRunWithSteps,
 } from './client-schemas.js';
 import { connectionLost, type Outcome, RESTART_RETRY, type RetryPolicy, retryDelays, withRetries } from './retry.js';
 import { DEFAULT_PORT } from './serve.js';
@@ -56,7 +59,15 @@ export type { ExecutionContext } from '../execution/context-schema.js';
 export type { ExecutionDisk } from '../execution/execution-disk.js';
 export type { Connected, EventStream } from '../web/event-stream.js';
 export type { EventRecord } from '../web/records.js';
-export type { AdmissionStatus, Changes, ExecutionList, ExecutionWithAttempts, Turn } from './client-schemas.js';
+export type {
+  AdmissionStatus,
+  Changes,
+  ExecutionList,
+  ExecutionWithAttempts,
+  Turn,
+  WorkflowRun,
+  WorkflowRunWithSteps,
+} from './client-schemas.js';
 
 /** What `switchHarness` sends. */
 export type SwitchRequestBody = z.input<typeof SwitchBody>;
@@ -181,6 +192,10 @@ export interface ServiceClient {
   resume(id: string): Promise<ExecutionRecord>;
   /** `POST /api/executions/:id/switch`: asks for a switch to another harness (409 unless running or waiting). */
   switchHarness(id: string, request: SwitchRequestBody): Promise<ExecutionRecord>;
+  /** `GET /api/workflows/runs`: the workflow runs, newest first, each in the state it is shown in. */
+  workflowRuns(): Promise<WorkflowRun[]>;
+  /** `GET /api/workflows/runs/:id`: the run and its items per step; NotFoundError for an unknown run. */
+  workflowRun(id: string): Promise<WorkflowRunWithSteps>;
   /** `GET /api/admission`. */
   admission(): Promise<AdmissionStatus>;
   /** `POST /api/admission/hold`. */
@@ -237,6 +252,14 @@ export function connect(options: { readonly home?: string }, env: NodeJS.Process
 export function requireExecutionId(id: string): string {
   if (!isExecutionId(id)) {
     throw new UsageError(`not an execution id: "${id.slice(0, 64)}" (give the whole 26-character id)`);
+  }
+  return id;
+}
+
+/** Throws UsageError unless `id` is a whole workflow run id (a run is named as an execution is: a ULID). */
+export function requireRunId(id: string): string {
+  if (!isExecutionId(id)) {
+    throw new UsageError(`not a workflow run id: "${id.slice(0, 64)}" (give the whole 26-character id)`);
   }
   return id;
 }
@@ -330,6 +353,8 @@ export function createClient(options: ClientOptions): ServiceClient {
     resume: async (id) => (await call('POST', `${executionPath(id)}/resume`, ExecutionBody)).execution,
     switchHarness: async (id, request) =>
       (await call('POST', `${executionPath(id)}/switch`, ExecutionBody, request)).execution,
+    workflowRuns: async () => (await call('GET', '/api/workflows/runs', WorkflowRunList)).runs,
+    workflowRun: async (id) => call('GET', `/api/workflows/runs/${requireRunId(id)}`, WorkflowRunWithSteps),
     admission: () => call('GET', '/api/admission', AdmissionStatus),
     hold: (reason) => call('POST', '/api/admission/hold', AdmissionStatus, { reason }),
     release: () => call('POST', '/api/admission/release', AdmissionStatus),

@@ -1,9 +1,11 @@
 /** @jsxImportSource react */
 /**
- * The terminal UI (`harmflow ui`): the Executions (live) and History (ended) screens as tables,
- * driven by the Workbench's keymaps (src/web/keys/) through the shared `dispatch`, plus the
- * terminal's own `Tab` (next screen) and `q` (quit); `Enter` opens an execution's detail view
- * (detail/): Summary, Events, Transcript and Changes, live, with its actions.
+ * The terminal UI (`harmflow ui`): the Executions (live), History (ended) and Workflows (workflow
+ * runs) screens as tables, driven by the Workbench's keymaps (src/web/keys/) through the shared
+ * `dispatch`, plus the terminal's own `Tab` (next screen) and `q` (quit); `Enter` opens an
+ * execution's detail view (detail/): Summary, Events, Transcript and Changes, live, with its
+ * actions — or, on Workflows, a run's facts and steps (run-view.tsx), read only: its review is the
+ * Workbench's, which the view points to.
  *
  * What keys do to the state is `ui-state.ts`'s reducer; this component feeds it Ink's input with
  * what the presses depend on — the rows `usePolledList` last received, and for an opened execution
@@ -23,9 +25,13 @@ import { HelpView } from './help-view.js';
 import { keyPressOf } from './key-press.js';
 import { ListView } from './list-view.js';
 import { SCREEN_TITLES, SCREENS } from './rows.js';
+import { RunListView } from './run-list-view.js';
+import { runViewLines, selectedRunLine, standoutCount } from './run-rows.js';
+import { RunView, runBodyHeight } from './run-view.js';
 import type { ExecutionSource } from './source.js';
 import { INITIAL_STATE, type PressEvent, reduce, scopesOf, selectedIndex, shownRows } from './ui-state.js';
 import { POLL_MS, usePolledList } from './use-list.js';
+import { usePolledRun } from './use-run.js';
 
 export interface AppProps {
   readonly source: ExecutionSource;
@@ -37,14 +43,18 @@ export interface AppProps {
   readonly pollMs?: number;
 }
 
-/** Header, column titles, status line and key hints: the lines a list screen spends besides its rows. */
+/**
+ * Header, column titles, status line and key hints: the lines a list screen spends besides its rows;
+ * Workflows spends one more, for the selected run's whole id and why.
+ */
 const CHROME_LINES = 4;
 
 export function App(props: AppProps) {
   const { exit } = useApp();
   const size = useTerminalSize(props.width, props.height);
   const [state, send] = useReducer(reduce, INITIAL_STATE);
-  const list = usePolledList(props.source, state.screen, props.pollMs ?? POLL_MS);
+  const pollMs = props.pollMs ?? POLL_MS;
+  const list = usePolledList(props.source, state.screen, pollMs);
   const rows = useRef<PressEvent['rows']>(list.rows);
   rows.current = list.rows;
   const [now, setNow] = useState(Date.now());
@@ -80,6 +90,17 @@ export function App(props: AppProps) {
     lines: text?.length ?? 0,
     height: layout?.bodyHeight ?? 1,
   };
+  // An opened run's ages move with the clock; nothing else of its text does.
+  const runClock = state.run === undefined ? 0 : now;
+  const runData = usePolledRun(props.source, state.run?.row.id, pollMs);
+  const openedRun = state.run === undefined ? undefined : (runData.answer?.run ?? state.run.row);
+  const runSteps = runData.answer?.steps ?? runData.error;
+  const runText = useMemo(
+    () => openedRun && runViewLines(openedRun, runSteps, props.source.url, size.width, runClock || Date.now()),
+    [openedRun, runSteps, props.source.url, size.width, runClock],
+  );
+  const runFacts = useRef<PressEvent['run']>(undefined);
+  runFacts.current = runText && { lines: runText.length, height: runBodyHeight(size.height) };
   const settle = useCallback<Settle>((seq, outcome) => send({ settle: { seq, ...outcome } }), []);
   useRequests(props.source, opened?.view.execution, opened?.view.request, settle);
 
@@ -97,6 +118,7 @@ export function App(props: AppProps) {
       rows: rows.current,
       height: heightNow.current,
       ...(facts.current !== undefined && { detail: facts.current }),
+      ...(runFacts.current !== undefined && { run: runFacts.current }),
     }),
   );
 
@@ -126,24 +148,38 @@ export function App(props: AppProps) {
       />
     );
   }
+  if (state.run !== undefined && openedRun !== undefined && runText !== undefined) {
+    return (
+      <RunView
+        run={openedRun}
+        lines={runText}
+        scroll={state.run.scroll}
+        error={runData.error}
+        width={size.width}
+        height={size.height}
+        color={props.color}
+      />
+    );
+  }
   const all = list.rows[state.screen];
   const shown = shownRows(state, list.rows);
+  const selected = selectedIndex(state, shown.rows);
   const emptyText =
     all === undefined
       ? 'Loading…'
       : all.length > 0
-        ? 'No execution matches the filter.'
-        : state.screen === 'executions'
-          ? 'Nothing is running, queued or waiting. Submit a task with `harmflow submit`.'
-          : 'No execution has ended yet.';
+        ? `No ${state.screen === 'workflows' ? 'run' : 'execution'} matches the filter.`
+        : EMPTY_TEXTS[state.screen];
   const status =
     list.error !== undefined
       ? `Cannot reach the service: ${list.error}`
       : state.editing
-        ? `/ ${state.filter}▏ (task, id, state or harness; Enter keeps it, Esc leaves)`
+        ? `/ ${state.filter}▏ (${state.screen === 'workflows' ? 'workflow, id, state or why' : 'task, id, state or harness'}; Enter keeps it, Esc leaves)`
         : state.filter !== ''
           ? `/ ${state.filter}  (Esc clears)`
           : ' ';
+  const standouts = shown.screen === 'workflows' ? standoutCount(list.rows.workflows ?? []) : '';
+  const selectedRun = shown.screen === 'workflows' ? shown.rows[selected] : undefined;
   return (
     <Box flexDirection="column" width={size.width}>
       <Text wrap="truncate-end">
@@ -156,18 +192,34 @@ export function App(props: AppProps) {
             </Text>
           );
         })}
-        {all === undefined ? '' : ` ${shown.length} of ${all.length}`}
+        {all === undefined ? '' : ` ${shown.rows.length} of ${all.length}`}
+        {standouts === '' ? '' : ` · ${standouts}`}
       </Text>
-      <ListView
-        screen={state.screen}
-        rows={shown}
-        selected={selectedIndex(state, shown)}
-        width={size.width}
-        height={size.height - CHROME_LINES}
-        now={now}
-        color={props.color}
-        emptyText={emptyText}
-      />
+      {shown.screen === 'workflows' ? (
+        <>
+          <RunListView
+            rows={shown.rows}
+            selected={selected}
+            width={size.width}
+            height={size.height - CHROME_LINES - 1}
+            now={now}
+            color={props.color}
+            emptyText={emptyText}
+          />
+          <Text wrap="truncate-end">{selectedRun === undefined ? ' ' : selectedRunLine(selectedRun, size.width)}</Text>
+        </>
+      ) : (
+        <ListView
+          screen={shown.screen}
+          rows={shown.rows}
+          selected={selected}
+          width={size.width}
+          height={size.height - CHROME_LINES}
+          now={now}
+          color={props.color}
+          emptyText={emptyText}
+        />
+      )}
       <Text wrap="truncate-end" {...(props.color && list.error !== undefined && { color: 'red' })}>
         {status}
       </Text>
@@ -177,6 +229,13 @@ export function App(props: AppProps) {
     </Box>
   );
 }
+
+/** What a list screen says when it has no row at all. */
+const EMPTY_TEXTS = {
+  executions: 'Nothing is running, queued or waiting. Submit a task with `harmflow submit`.',
+  history: 'No execution has ended yet.',
+  workflows: 'No workflow runs yet. Start one with `harmflow workflow run FILE`.',
+} as const;
 
 /** The size to draw in: the given one, else the terminal's, following its resizes (80×24 when unknown). */
 function useTerminalSize(width: number | undefined, height: number | undefined): { width: number; height: number } {

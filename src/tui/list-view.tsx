@@ -1,12 +1,12 @@
 /** @jsxImportSource react */
 /**
- * A list screen's table: a header line and one line per execution, the selected one marked `›`
+ * The Executions and History screens' table (Workflows has its own, run-list-view.tsx): a header line and one line per execution, the selected one marked `›`
  * (and shown inverse with color). Each cell is cut to its column (Ink's `truncate-end`), the task
  * taking what the fixed columns leave, so no line is wider than `width`. Shows the window of
  * `height` rows that holds the selection. Stateless: the app owns rows, selection and size.
  */
 import { Box, Text } from 'ink';
-import { type Cells, cellsOf, type ListedExecution, type Screen } from './rows.js';
+import { type Cells, cellsOf, type ExecutionScreen, type ListedExecution } from './rows.js';
 import { stateColor } from './theme.js';
 
 /** Column widths, a trailing space included; the task takes the rest. History's harness column holds a chain (`claude-code→codex`). */
@@ -20,7 +20,7 @@ const WIDTHS = {
 } as const;
 
 export interface ListViewProps {
-  readonly screen: Screen;
+  readonly screen: ExecutionScreen;
   readonly rows: readonly ListedExecution[];
   readonly selected: number;
   readonly width: number;
@@ -68,7 +68,7 @@ export function ListView(props: ListViewProps) {
 }
 
 function Line(props: {
-  screen: Screen;
+  screen: ExecutionScreen;
   cells: Cells;
   marker: string;
   color: boolean;

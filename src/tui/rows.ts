@@ -8,17 +8,32 @@
 import type { ExecutionList } from '../cli/client.js';
 import { GLOBAL_KEYS, LIST_KEYS, TERMINAL_KEYS } from '../web/keys/keymap.js';
 import type { Scope } from './help.js';
+import type { ListedRun } from './run-rows.js';
 
-export type Screen = 'executions' | 'history';
+/** The screens that list executions: live ones, and ended ones. */
+export type ExecutionScreen = 'executions' | 'history';
+/** Every list screen: the executions' two, and the workflow runs' (run-rows.ts). */
+export type Screen = ExecutionScreen | 'workflows';
 
 /** The screens in `Tab` order, and their titles (the Workbench's). */
-export const SCREENS: readonly Screen[] = ['executions', 'history'];
-export const SCREEN_TITLES: Readonly<Record<Screen, string>> = { executions: 'Executions', history: 'History' };
+export const SCREENS: readonly Screen[] = ['executions', 'history', 'workflows'];
+export const SCREEN_TITLES: Readonly<Record<Screen, string>> = {
+  executions: 'Executions',
+  history: 'History',
+  workflows: 'Workflows',
+};
 
 /** One listed execution with its attempts, as a list screen holds it. */
 export type ListedExecution = ExecutionList['executions'][number] & {
   readonly attempts: ExecutionList['attempts'][string];
 };
+
+/** Each list screen's rows as last received: executions on Executions and History, runs on Workflows. */
+export interface ScreenRows {
+  readonly executions?: readonly ListedExecution[];
+  readonly history?: readonly ListedExecution[];
+  readonly workflows?: readonly ListedRun[];
+}
 
 /** The list's executions in its order, each with its attempts (none when the answer maps none to it). */
 export function listedOf(list: ExecutionList): ListedExecution[] {
@@ -42,7 +57,7 @@ export interface Cells {
  */
 export const SHOWN_ID_LENGTH = 14;
 
-export function cellsOf(row: ListedExecution, screen: Screen, now: number): Cells {
+export function cellsOf(row: ListedExecution, screen: ExecutionScreen, now: number): Cells {
   const since = screen === 'executions' ? row.createdAt : (row.endedAt ?? row.createdAt);
   return {
     id: row.id.slice(0, SHOWN_ID_LENGTH),

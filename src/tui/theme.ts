@@ -12,7 +12,11 @@ export function colorEnabled(env: NodeJS.ProcessEnv): boolean {
   return noColor === undefined || noColor === '';
 }
 
-/** Ink's color names for the execution states, as the Workbench's stylesheet tells them apart. */
+/**
+ * Ink's color names for the execution states, and the workflow runs' own (`interrupted`: its process
+ * is gone; `crashed`: stopped on an error it may resume from), as the Workbench's stylesheet tells
+ * them apart.
+ */
 const STATE_COLORS: Readonly<Record<string, string>> = {
   queued: 'blue',
   running: 'green',
@@ -21,6 +25,8 @@ const STATE_COLORS: Readonly<Record<string, string>> = {
   failed: 'red',
   timed_out: 'red',
   canceled: 'gray',
+  interrupted: 'yellow',
+  crashed: 'yellow',
 };
 
 /** The state's color, or undefined (the terminal's own) without color or for a state not listed. */

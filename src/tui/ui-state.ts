@@ -6,12 +6,12 @@
  * The state: the screen, the selected row of each screen (kept by id, so a refresh that adds or
  * removes rows leaves the selection on its execution), the filter (`/`: task name, id prefix, state or harness;
  * typing goes into it until `Enter` or `Esc`; `Esc` on the list clears it), the `?` overlay, the
- * opened execution with its view's state (detail/state.ts reduces the presses it gets) and whether
- * the user quit. Keys are turned into actions by the Workbench's `dispatch` over the scopes of the
+ * opened execution with its view's state (detail/state.ts reduces the presses it gets), the opened
+ * workflow run (read only: it scrolls, and `Esc` leaves it) and whether the user quit. Keys are turned into actions by the Workbench's `dispatch` over the scopes of the
  * view shown. `q` quits and `?` opens the help unless typing goes into a field or a prompt.
  */
 import { dispatch, type KeyPress } from '../web/keys/dispatch.js';
-import { SCROLL_KEYS } from '../web/keys/keymap.js';
+import { RUN_VIEW_KEYS, SCROLL_KEYS, TERMINAL_KEYS } from '../web/keys/keymap.js';
 import { first, last, step } from '../web/keys/timeline.js';
 import {
   type DetailFacts,
@@ -24,7 +24,16 @@ import {
 } from './detail/state.js';
 import { helpHeight, helpLines, type Scope } from './help.js';
 import { editedText, splitTyped } from './key-press.js';
-import { type ListedExecution, listScopes, matchesFilter, SCREENS, type Screen } from './rows.js';
+import {
+  type ExecutionScreen,
+  type ListedExecution,
+  listScopes,
+  matchesFilter,
+  SCREENS,
+  type Screen,
+  type ScreenRows,
+} from './rows.js';
+import { type ListedRun, matchesRunFilter } from './run-rows.js';
 import { type Scroll, scrolled } from './scroll.js';
 
 export interface UiState {
@@ -38,6 +47,8 @@ export interface UiState {
   readonly helpScroll: Scroll;
   /** The execution `Enter` opened (its row as listed) and its view's state, until `Esc` leaves it. */
   readonly opened: { readonly row: ListedExecution; readonly view: DetailState } | undefined;
+  /** The workflow run `Enter` opened on the Workflows screen (its row as listed) and where its text is scrolled. */
+  readonly run: { readonly row: ListedRun; readonly scroll: Scroll } | undefined;
   readonly quit: boolean;
 }
 
@@ -49,6 +60,7 @@ export const INITIAL_STATE: UiState = {
   help: false,
   helpScroll: 0,
   opened: undefined,
+  run: undefined,
   quit: false,
 };
 
@@ -59,9 +71,11 @@ export const INITIAL_STATE: UiState = {
 export interface PressEvent {
   readonly press: KeyPress;
   readonly input: string;
-  readonly rows: Partial<Record<Screen, readonly ListedExecution[]>>;
+  readonly rows: ScreenRows;
   /** What the opened execution's view knows, when one is open. */
   readonly detail?: DetailFacts;
+  /** How many lines the opened run's text has and how many of them show, when a run is open. */
+  readonly run?: { readonly lines: number; readonly height: number };
   /** The lines the app is drawn in (the help scrolls in them); default 24. */
   readonly height?: number;
 }
@@ -80,23 +94,44 @@ const NO_FACTS: DetailFacts = {
   height: 1,
 };
 
+/** `Tab` switches the list screens, so an opened run lists only `q` of the terminal's keys. */
+const RUN_TERMINAL_KEYS = TERMINAL_KEYS.filter((binding) => binding.action !== 'screen:next');
+
+/** The scopes of keys of an opened workflow run, most specific first. */
+export const RUN_SCOPES: readonly Scope[] = [
+  { title: 'Scrolling', keymap: SCROLL_KEYS },
+  { title: 'This run', keymap: RUN_VIEW_KEYS },
+  { title: 'Terminal', keymap: RUN_TERMINAL_KEYS },
+];
+
 /** The scopes of keys active in `state`, most specific first (the help shows the same). */
 export function scopesOf(state: UiState): readonly Scope[] {
-  return state.opened === undefined ? listScopes(state.screen) : detailScopes(state.opened.view);
+  if (state.opened !== undefined) return detailScopes(state.opened.view);
+  return state.run === undefined ? listScopes(state.screen) : RUN_SCOPES;
 }
 
 /** Whether typing goes into a field or a prompt now (then `q` and `?` are text). */
 function takesTyping(state: UiState): boolean {
-  return state.opened === undefined ? state.editing : detailTakesTyping(state.opened.view);
+  if (state.opened !== undefined) return detailTakesTyping(state.opened.view);
+  return state.run === undefined && state.editing;
 }
 
+/** A screen's rows as shown: the executions of Executions or History, or the runs of Workflows. */
+export type ShownRows =
+  | { readonly screen: ExecutionScreen; readonly rows: readonly ListedExecution[] }
+  | { readonly screen: 'workflows'; readonly rows: readonly ListedRun[] };
+
 /** The rows the current screen shows: its rows through the filter. */
-export function shownRows(state: UiState, rows: PressEvent['rows']): readonly ListedExecution[] {
-  return (rows[state.screen] ?? []).filter((row) => matchesFilter(row, state.filter));
+export function shownRows(state: UiState, rows: PressEvent['rows']): ShownRows {
+  const { screen, filter } = state;
+  if (screen === 'workflows') {
+    return { screen, rows: (rows.workflows ?? []).filter((run) => matchesRunFilter(run, filter)) };
+  }
+  return { screen, rows: (rows[screen] ?? []).filter((row) => matchesFilter(row, filter)) };
 }
 
 /** The index of the selected row among `shown`, `-1` when none is. */
-export function selectedIndex(state: UiState, shown: readonly ListedExecution[]): number {
+export function selectedIndex(state: UiState, shown: readonly { readonly id: string }[]): number {
   return shown.findIndex((row) => row.id === state.selectedIds[state.screen]);
 }
 
@@ -129,11 +164,18 @@ export function reduce(state: UiState, event: PressEvent | SettleEvent): UiState
     const view = reduceDetail(state.opened.view, event.press, input, event.detail ?? NO_FACTS);
     return view === 'close' ? { ...state, opened: undefined } : { ...state, opened: { ...state.opened, view } };
   }
+  if (state.run !== undefined) {
+    if (action === 'back') return { ...state, run: undefined };
+    if (action === undefined || !action.startsWith('scroll:')) return state;
+    const { lines, height } = event.run ?? { lines: 0, height: 1 };
+    return { ...state, run: { ...state.run, scroll: scrolled(action, state.run.scroll, lines, height) } };
+  }
   if (state.editing) {
     if (action === 'back' || press.key === 'Enter') return { ...state, editing: false };
     return { ...state, filter: editedText(state.filter, press, input) };
   }
-  const shown = shownRows(state, event.rows);
+  const listed = shownRows(state, event.rows);
+  const shown = listed.rows;
   const selected = selectedIndex(state, shown);
   const select = (index: number): UiState => {
     const row = shown[index];
@@ -155,7 +197,11 @@ export function reduce(state: UiState, event: PressEvent | SettleEvent): UiState
     case 'row:last':
       return select(last(shown.length));
     case 'row:open': {
-      const row = shown[selected];
+      if (listed.screen === 'workflows') {
+        const run = listed.rows[selected];
+        return run === undefined ? state : { ...state, run: { row: run, scroll: 0 } };
+      }
+      const row = listed.rows[selected];
       return row === undefined ? state : { ...state, opened: { row, view: openDetail(row.id) } };
     }
     default:

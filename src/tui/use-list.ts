@@ -1,5 +1,6 @@
 /**
- * Keeps a list screen's rows fresh: asks the source for the screen shown at once and then every
+ * Keeps a list screen's rows fresh (the executions of Executions and History, the workflow runs of
+ * Workflows): asks the source for the screen shown at once and then every
  * `pollMs` after each answer (never two requests at a time for a slow service), and again at once
  * when the screen changes. The rows of each screen are kept, so `Tab` shows the last known rows
  * while their refresh is on its way. An error keeps the last rows and is reported until an answer
@@ -9,7 +10,7 @@
  * stream), and the Workbench's Executions screen polls the same route every 2 s.
  */
 import { useEffect, useState } from 'react';
-import type { ListedExecution, Screen } from './rows.js';
+import type { Screen, ScreenRows } from './rows.js';
 import type { ExecutionSource } from './source.js';
 
 /** 2 s, the Workbench's Executions screen's period: live enough to see a switch happen, one small request each time. */
@@ -17,7 +18,7 @@ export const POLL_MS = 2000;
 
 export interface ListState {
   /** Each screen's rows as last answered; absent until its first answer. */
-  readonly rows: Partial<Record<Screen, readonly ListedExecution[]>>;
+  readonly rows: ScreenRows;
   /** The last request's error message, until a request succeeds. */
   readonly error: string | undefined;
 }
@@ -29,8 +30,9 @@ export function usePolledList(source: ExecutionSource, screen: Screen, pollMs: n
     let timer: NodeJS.Timeout | undefined;
     const tick = async (): Promise<void> => {
       try {
-        const rows = await source.list(screen);
-        if (!stopped) setState((previous) => ({ rows: { ...previous.rows, [screen]: rows }, error: undefined }));
+        const rows: ScreenRows =
+          screen === 'workflows' ? { workflows: await source.runs() } : { [screen]: await source.list(screen) };
+        if (!stopped) setState((previous) => ({ rows: { ...previous.rows, ...rows }, error: undefined }));
       } catch (error) {
         const message = error instanceof Error ? error.message : String(error);
         if (!stopped) setState((previous) => ({ ...previous, error: message }));

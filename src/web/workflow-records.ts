@@ -48,14 +48,24 @@ export interface RunReview {
   readonly rejected: readonly (Decided & { readonly error: string })[];
 }
 
+/**
+ * Why the run stopped or what it waits for, without its state: the process driving it (or, for an
+ * `interrupted` run, that this process is gone), then its message; `''` when there is nothing to say.
+ */
+export function runWhy(run: RunRow): string {
+  const parts: string[] = [];
+  if (run.state === 'running' && run.owner) parts.push(`driven by pid ${run.owner.pid} on ${run.owner.host}`);
+  if (run.state === 'interrupted' && run.owner) {
+    parts.push(`the process driving it is gone (pid ${run.owner.pid} on ${run.owner.host})`);
+  }
+  if (run.message) parts.push(run.message);
+  return parts.join(' — ');
+}
+
 /** What the run's line says: its state, and why it stopped or what it waits for. */
 export function runLine(run: RunRow): string {
-  const driver = run.state === 'running' && run.owner ? ` — driven by pid ${run.owner.pid} on ${run.owner.host}` : '';
-  const gone =
-    run.state === 'interrupted' && run.owner
-      ? ` — the process driving it is gone (pid ${run.owner.pid} on ${run.owner.host})`
-      : '';
-  return `${run.state}${driver}${gone}${run.message ? ` — ${run.message}` : ''}`;
+  const why = runWhy(run);
+  return why === '' ? run.state : `${run.state} — ${why}`;
 }
 
 /** A step's counts as one phrase: `412 done (1,270 reused), 3 failed`. */

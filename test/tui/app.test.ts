@@ -1,14 +1,15 @@
 /**
  * The terminal UI rendered with Ink's test renderer (ink-testing-library) against a loopback fake
- * of the service's list routes, through the CLI's real client, and driven by key presses on its stdin.
+ * of the service's list routes (executions and workflow runs), through the CLI's real client, and
+ * driven by key presses on its stdin.
  */
 
 import { cleanup } from 'ink-testing-library';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { helpLines } from '../../src/tui/help.js';
 import { listScopes } from '../../src/tui/rows.js';
-import { executionRecord, FAKE_TOKEN, type FakeService, startFakeService } from './fake-service.js';
-import { frameWhere, lineWith } from './frames.js';
+import { executionRecord, FAKE_TOKEN, type FakeService, startFakeService, workflowRun } from './fake-service.js';
+import { frameWhere, KEYS, lineWith, selectedLine } from './frames.js';
 import { renderApp } from './open-app.js';
 
 const LIVE = [
@@ -41,24 +42,63 @@ const ENDED = [
   }),
 ];
 const ATTEMPT = { simulated: true, startedAt: new Date().toISOString() };
+const RUNS = [
+  workflowRun({
+    id: '01jf5aaaaa2m4n6p8r0s2t4v6w',
+    workflow: 'statements',
+    state: 'waiting',
+    message: '185 item(s) await review: `harmflow workflow review 01jf5aaaaa2m4n6p8r0s2t4v6w`, then resume',
+    params: { month: '2026-11' },
+  }),
+  workflowRun({
+    id: '01jf4bbbbb2m4n6p8r0s2t4v6x',
+    workflow: 'nightly-digest',
+    state: 'interrupted',
+    owner: { pid: 4242, host: 'build-1', startTime: '991', since: new Date().toISOString(), alive: false },
+  }),
+  workflowRun({
+    id: '01jf3ccccc2m4n6p8r0s2t4v6y',
+    workflow: 'statements',
+    state: 'crashed',
+    message: 'crashed at fact-check item c-1412: overloaded (retry budget spent)',
+  }),
+  workflowRun({ id: '01jf2ddddd2m4n6p8r0s2t4v6z', workflow: 'release-notes', state: 'succeeded' }),
+];
+const STEPS = {
+  [RUNS[0]?.id ?? '']: [
+    { step: 'generate', done: 2000, reused: 1270, failed: 0 },
+    { step: 'fact-check', done: 2000, reused: 0, failed: 0 },
+    { step: 'check', done: 1815, reused: 0, failed: 0 },
+    { step: 'send', done: 1815, reused: 0, failed: 0 },
+  ],
+};
 
 /** What starts every ANSI escape sequence (color, bold, inverse). */
 const ANSI = '\u001B[';
 
 let service: FakeService;
 beforeEach(async () => {
-  service = await startFakeService({
-    live: { executions: LIVE, attempts: {} },
-    ended: {
-      executions: ENDED,
-      attempts: {
-        [ENDED[0]?.id ?? '']: [
-          { ...ATTEMPT, execution: ENDED[0]?.id ?? '', number: 1, harness: 'claude-code', outcome: 'quota_exhausted' },
-          { ...ATTEMPT, execution: ENDED[0]?.id ?? '', number: 2, harness: 'codex', outcome: 'completed' },
-        ],
+  service = await startFakeService(
+    {
+      live: { executions: LIVE, attempts: {} },
+      ended: {
+        executions: ENDED,
+        attempts: {
+          [ENDED[0]?.id ?? '']: [
+            {
+              ...ATTEMPT,
+              execution: ENDED[0]?.id ?? '',
+              number: 1,
+              harness: 'claude-code',
+              outcome: 'quota_exhausted',
+            },
+            { ...ATTEMPT, execution: ENDED[0]?.id ?? '', number: 2, harness: 'codex', outcome: 'completed' },
+          ],
+        },
       },
     },
-  });
+    { runs: RUNS, steps: STEPS },
+  );
 });
 afterEach(async () => {
   cleanup();
@@ -107,7 +147,103 @@ describe('harmflow ui', () => {
     expect(lineWith(frame, 'rename-api')).toMatch(/succeeded.*claude-code→codex.*2.*1h/);
     expect(frame).not.toContain('fix-login');
     stdin.write('\t');
+    await frameWhere(lastFrame, (text) => text.includes('[Workflows]'));
+    stdin.write('\t');
     await frameWhere(lastFrame, (text) => text.includes('[Executions]') && text.includes('fix-login'));
+  });
+
+  it('lists the workflow runs on Workflows, the third screen of Tab, with their states and why', async () => {
+    const { lastFrame, stdin } = renderApp(service.url, FAKE_TOKEN, 50);
+    await frameWhere(lastFrame, (text) => text.includes('fix-login'));
+    stdin.write(KEYS.tab);
+    await frameWhere(lastFrame, (text) => text.includes('[History]') && text.includes('rename-api'));
+    stdin.write(KEYS.tab);
+    const frame = await frameWhere(lastFrame, (text) => text.includes('[Workflows]') && text.includes('release-notes'));
+    expect(frame.split('\n')[0]).toBe(
+      'HarmFlow   Executions   History  [Workflows]  4 of 4 · 1 waiting · 1 interrupted',
+    );
+    expect(lineWith(frame, 'ID ')).toMatch(/ID +WORKFLOW +STATE +STARTED +WAITING FOR \/ WHY/);
+    expect(lineWith(frame, '01jf5aaaaa2m4n')).toMatch(/statements +waiting +10m ago +185 item\(s\) await review/);
+    expect(lineWith(frame, '01jf4bbbbb2m4n')).toMatch(
+      /nightly-digest +interrupted +10m ago +the process driving it is/,
+    );
+    expect(lineWith(frame, '01jf3ccccc2m4n')).toMatch(/statements +crashed +10m ago +crashed at fact-check/);
+    expect(lineWith(frame, '01jf2ddddd2m4n')).toMatch(/release-notes +succeeded +10m ago +–/);
+    expect(frame).not.toContain('fix-login');
+    for (const line of frame.split('\n')) expect(line.length, line).toBeLessThanOrEqual(80);
+    expect(frame.split('\n').length).toBeLessThanOrEqual(24);
+    expect(frame).not.toContain(ANSI);
+    // Tab goes round: back to Executions.
+    stdin.write(KEYS.tab);
+    await frameWhere(lastFrame, (text) => text.includes('[Executions]') && text.includes('fix-login'));
+  });
+
+  it('selects a run with j and k, shows its whole id and why, and opens its steps with Enter', async () => {
+    const { lastFrame, stdin } = renderApp(service.url, FAKE_TOKEN, 50);
+    await frameWhere(lastFrame, (text) => text.includes('fix-login'));
+    stdin.write(KEYS.tab);
+    stdin.write(KEYS.tab);
+    await frameWhere(lastFrame, (text) => text.includes('[Workflows]') && text.includes('release-notes'));
+    stdin.write('j');
+    let frame = await frameWhere(lastFrame, (text) => selectedLine(text).includes('01jf5aaaaa2m4n'));
+    expect(frame).toContain('01jf5aaaaa2m4n6p8r0s2t4v6w  waiting — 185 item(s) await review');
+    stdin.write('j');
+    frame = await frameWhere(lastFrame, (text) => selectedLine(text).includes('01jf4bbbbb2m4n'));
+    expect(frame).toContain('01jf4bbbbb2m4n6p8r0s2t4v6x  interrupted — the process driving it is gone');
+    stdin.write('j');
+    await frameWhere(lastFrame, (text) => selectedLine(text).includes('01jf3ccccc2m4n'));
+    stdin.write('k');
+    await frameWhere(lastFrame, (text) => selectedLine(text).includes('01jf4bbbbb2m4n'));
+    stdin.write('k');
+    await frameWhere(lastFrame, (text) => selectedLine(text).includes('01jf5aaaaa2m4n'));
+    expect(
+      lastFrame()
+        ?.split('\n')
+        .filter((line) => line.startsWith('›')),
+    ).toHaveLength(1);
+
+    stdin.write(KEYS.enter);
+    frame = await frameWhere(lastFrame, (text) => text.includes('Steps') && text.includes('send: 1,815 done'));
+    expect(frame.split('\n')[0]).toBe('statements · waiting · 01jf5aaaaa2m4n6p8r0s2t4v6w');
+    expect(frame).toContain('generate: 2,000 done (1,270 reused)');
+    expect(frame).toContain('{"month":"2026-11"}');
+    expect(frame).toMatch(/Started +\d{4}-\d\d-\d\d \d\d:\d\d:\d\d UTC \(10m ago\)/);
+    expect(frame).toContain(`Review it in the Workbench\n  ${service.url}/workflows/01jf5aaaaa2m4n6p8r0s2t4v6w`);
+    expect(frame).toContain('or on the command line\n  harmflow workflow review 01jf5aaaaa2m4n6p8r0s2t4v6w');
+    for (const line of frame.split('\n')) expect(line.length, line).toBeLessThanOrEqual(80);
+    // Its help lists only what holds there: scrolling, back, quit.
+    stdin.write('?');
+    frame = await frameWhere(lastFrame, (text) => text.includes('Shortcuts'));
+    expect(frame).toContain('Back to the Workflows screen');
+    expect(frame).not.toContain('Summary tab');
+    stdin.write(KEYS.escape);
+    await frameWhere(lastFrame, (text) => text.includes('send: 1,815 done'));
+    stdin.write(KEYS.escape);
+    await frameWhere(
+      lastFrame,
+      (text) => text.includes('[Workflows]') && selectedLine(text).includes('01jf5aaaaa2m4n'),
+    );
+  });
+
+  it('says so when a run’s steps cannot be read, and filters the runs with /', async () => {
+    const { lastFrame, stdin } = renderApp(service.url, FAKE_TOKEN, 50);
+    await frameWhere(lastFrame, (text) => text.includes('fix-login'));
+    stdin.write(KEYS.tab);
+    stdin.write(KEYS.tab);
+    await frameWhere(lastFrame, (text) => text.includes('[Workflows]') && text.includes('release-notes'));
+    stdin.write('/');
+    for (const character of 'interr') stdin.write(character);
+    let frame = await frameWhere(lastFrame, (text) => !text.includes('release-notes'));
+    expect(frame).toContain('nightly-digest');
+    expect(frame).toContain('1 of 4');
+    stdin.write(KEYS.enter);
+    stdin.write('j');
+    await frameWhere(lastFrame, (text) => selectedLine(text).includes('01jf4bbbbb2m4n'));
+    stdin.write(KEYS.enter);
+    // This fake has no steps for it: the view says so in the service's words, and keeps the run's facts.
+    frame = await frameWhere(lastFrame, (text) => text.includes('Cannot read its steps: no route GET'));
+    expect(frame).toContain('pid 4242 on build-1');
+    expect(frame).toContain('(gone)');
   });
 
   it('filters by task name or id prefix with /, and Esc leaves the field then clears the filter', async () => {
@@ -167,6 +303,16 @@ describe('harmflow ui', () => {
     while (stdin.listenerCount('readable') > 0 && Date.now() < deadline)
       await new Promise((resolve) => setTimeout(resolve, 10));
     expect(stdin.listenerCount('readable')).toBe(0);
+  });
+
+  it('keeps polling Workflows: a run started meanwhile appears', async () => {
+    const { lastFrame, stdin } = renderApp(service.url, FAKE_TOKEN, 50);
+    await frameWhere(lastFrame, (text) => text.includes('fix-login'));
+    stdin.write(KEYS.tab);
+    stdin.write(KEYS.tab);
+    await frameWhere(lastFrame, (text) => text.includes('release-notes'));
+    service.runs = [workflowRun({ id: '01jf6eeeee2m4n6p8r0s2t4v6a', workflow: 'new-flow', state: 'running' }), ...RUNS];
+    await frameWhere(lastFrame, (text) => text.includes('new-flow') && text.includes('5 of 5'));
   });
 
   it('keeps polling: an execution submitted meanwhile appears', async () => {

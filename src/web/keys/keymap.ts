@@ -129,8 +129,18 @@ export const EVENTS_KEYS: Keymap = [
 
 /** The terminal UI's own keys (see the file comment): `Tab` is `KeyboardEvent.key`'s name for the tab key. */
 export const TERMINAL_KEYS: Keymap = [
-  { keys: ['Tab'], action: 'screen:next', description: 'Switch between the Executions and History screens' },
+  { keys: ['Tab'], action: 'screen:next', description: 'Next screen: Executions, History, Workflows' },
   { keys: ['q'], action: 'app:quit', description: 'Quit' },
+];
+
+/**
+ * An opened workflow run in the terminal UI (its facts and steps' progress): it is only read there —
+ * a run is reviewed in the Workbench —, so besides scrolling (`SCROLL_KEYS`) there is the help and the
+ * way back. Terminal only, like `TERMINAL_KEYS`.
+ */
+export const RUN_VIEW_KEYS: Keymap = [
+  { keys: ['?'], action: 'help:toggle', description: 'Show or hide this help' },
+  { keys: ['Escape'], action: 'back', description: 'Back to the Workflows screen' },
 ];
 
 /**

@@ -1,0 +1,99 @@
+/** @jsxImportSource react */
+/**
+ * The Workflows screen's table: a header line and one line per workflow run, the selected one marked
+ * `›` (and shown inverse with color); the states that want someone (`waiting`, `interrupted`) bold in
+ * their color. Each cell is cut to its column, why the run stopped or what it waits for taking what
+ * the fixed columns leave, so no line is wider than `width`. Shows the window of `height` rows that
+ * holds the selection. Stateless: the app owns rows, selection and size.
+ */
+import { Box, Text } from 'ink';
+import { type ListedRun, type RunCells, runCellsOf, STANDOUT_STATES } from './run-rows.js';
+import { stateColor } from './theme.js';
+
+/** Column widths, a trailing space included; why takes the rest. 12 holds `interrupted`, 8 holds `59m ago`. */
+const WIDTHS = { marker: 2, id: 15, workflow: 16, state: 12, started: 8 } as const;
+
+export interface RunListViewProps {
+  readonly rows: readonly ListedRun[];
+  readonly selected: number;
+  readonly width: number;
+  /** Lines for rows, the header line not counted. */
+  readonly height: number;
+  readonly now: number;
+  readonly color: boolean;
+  readonly emptyText: string;
+}
+
+export function RunListView(props: RunListViewProps) {
+  const { rows, selected, width, height, now, color } = props;
+  const header: RunCells = {
+    id: 'ID',
+    workflow: 'WORKFLOW',
+    state: 'STATE',
+    started: 'STARTED',
+    why: 'WAITING FOR / WHY',
+  };
+  const visible = Math.max(1, height);
+  const start = selected < visible ? 0 : selected - visible + 1;
+  return (
+    <Box flexDirection="column" width={width}>
+      <RunLine cells={header} marker="" color={color} bold={color} />
+      {rows.length === 0 ? (
+        <Text wrap="truncate-end">{`  ${props.emptyText}`}</Text>
+      ) : (
+        rows
+          .slice(start, start + visible)
+          .map((run, offset) => (
+            <RunLine
+              key={run.id}
+              cells={runCellsOf(run, now)}
+              marker={start + offset === selected ? '›' : ''}
+              color={color}
+              bold={false}
+              stateColor={stateColor(run.state, color)}
+              standout={color && STANDOUT_STATES.includes(run.state)}
+            />
+          ))
+      )}
+    </Box>
+  );
+}
+
+function RunLine(props: {
+  cells: RunCells;
+  marker: string;
+  color: boolean;
+  bold: boolean;
+  stateColor?: string | undefined;
+  standout?: boolean;
+}) {
+  const { cells } = props;
+  const inverse = props.color && props.marker !== '';
+  const cell = (text: string, width: number | undefined, style: { color?: string; bold?: boolean } = {}) => (
+    <Box width={width} flexGrow={width === undefined ? 1 : 0} flexShrink={width === undefined ? 1 : 0} paddingRight={1}>
+      <Text
+        wrap="truncate-end"
+        bold={props.bold || style.bold === true}
+        inverse={inverse}
+        {...(style.color !== undefined && { color: style.color })}
+      >
+        {text}
+      </Text>
+    </Box>
+  );
+  return (
+    <Box flexDirection="row">
+      <Box width={WIDTHS.marker} flexShrink={0}>
+        <Text>{props.marker}</Text>
+      </Box>
+      {cell(cells.id, WIDTHS.id)}
+      {cell(cells.workflow, WIDTHS.workflow)}
+      {cell(cells.state, WIDTHS.state, {
+        ...(props.stateColor !== undefined && { color: props.stateColor }),
+        bold: props.standout === true,
+      })}
+      {cell(cells.started, WIDTHS.started)}
+      {cell(cells.why, undefined)}
+    </Box>
+  );
+}
