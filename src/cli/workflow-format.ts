@@ -3,8 +3,11 @@ import type { RunItem, RunRecord } from '../store/resume-store.js';
 import { type CostSum, NEW_RUN, type Plan, type StepPlan } from '../workflows/plan.js';
 import type { WorkflowEvent } from '../workflows/run.js';
 import type { RunStatus } from '../workflows/run-owner.js';
+import type { PlannedFigures, RunSpendSummary, SpendSummary } from '../workflows/spend.js';
+import { alignColumns } from './columns.js';
 
-const money = (usd: number | null): string => (usd === null ? '?' : `$${usd.toFixed(2)}`);
+/** Dollars to the cent; `?` when unknown. */
+export const money = (usd: number | null): string => (usd === null ? '?' : `$${usd.toFixed(2)}`);
 const hours = (value: number | null): string => (value === null ? '?' : `${value.toFixed(2)} h`);
 const tokens = (count: number | null): string => {
   if (count === null) return '?';
@@ -91,15 +94,20 @@ export function formatEvent(event: WorkflowEvent): string | undefined {
 
 /**
  * A run as it is now (`status`: runStatus's, its owner checked), the command that resumes it when it
- * was interrupted, and what its items are, per step (steps in name order).
+ * was interrupted, and per step — in the order of its latest drive, then any other step it has items
+ * of — its items (done, reused, failed) and what it spent over every drive (spend.ts) beside what
+ * the plans estimated: the latest drive's plan, and all drives' plans added up when there were
+ * several. A total row, then why each `?` is unknown.
  */
 export function formatStatus(
   run: RunRecord,
   status: RunStatus,
   resume: string | undefined,
   items: readonly RunItem[],
+  spend: RunSpendSummary,
 ): string {
-  const steps = new Map<string, { done: number; reused: number; failed: number }>();
+  const steps = new Map<string, ItemCounts>();
+  for (const { step } of spend.steps) steps.set(step, { done: 0, reused: 0, failed: 0 });
   for (const item of items) {
     const counts = steps.get(item.step) ?? { done: 0, reused: 0, failed: 0 };
     steps.set(item.step, counts);
@@ -109,8 +117,68 @@ export function formatStatus(
   const lines = [`run ${run.id} of ${run.workflow}: ${[status.state, ...why].join(' — ')}`];
   if (resume !== undefined) lines.push(`resume it: ${resume}`);
   lines.push(`started ${run.createdAt}, last update ${run.updatedAt}${run.module ? `, from ${run.module}` : ''}`);
+  if (steps.size === 0) return lines.join('\n');
+
+  const several = spend.drives > 1;
+  const planned = (summary: SpendSummary | undefined, figure: (plan: PlannedFigures) => string): string => {
+    const { latest, total } = summary?.planned ?? { latest: null, total: null };
+    const shown = (plan: PlannedFigures | null) => (plan === null ? '-' : figure(plan));
+    return several ? `${shown(latest)} / ${shown(total)}` : shown(latest);
+  };
+  /** A row: the item counts, then what `summary` spent (`-` for a step with no spend recorded) and planned. */
+  const row = (label: string, counts: ItemCounts, summary: SpendSummary | undefined, model: boolean): string[] => {
+    const figures = summary?.spent;
+    return [
+      label,
+      String(counts.done),
+      String(counts.reused),
+      String(counts.failed),
+      figures === undefined ? '-' : String(figures.items),
+      figures === undefined ? '-' : String(figures.tries),
+      figures === undefined || !model ? '-' : `${tokens(figures.inputTokens)} / ${tokens(figures.outputTokens)}`,
+      figures === undefined ? '-' : money(figures.usd),
+      planned(summary, (plan) => money(plan.usd)),
+      figures === undefined ? '-' : hours(figures.hours),
+      planned(summary, (plan) => hours(plan.hours)),
+    ];
+  };
+  const header = ['STEP', 'DONE', 'REUSED', 'FAILED', 'COMPUTED', 'TRIES', 'TOKENS IN / OUT', 'SPENT'];
+  header.push(several ? 'PLANNED (LAST / ALL)' : 'PLANNED', 'HOURS', several ? 'PLANNED H (LAST / ALL)' : 'PLANNED H');
+  const rows = [header];
+  const bySpend = new Map(spend.steps.map((summary) => [summary.step, summary]));
+  const all: ItemCounts = { done: 0, reused: 0, failed: 0 };
   for (const [step, counts] of steps) {
-    lines.push(`  ${step}: ${counts.done} done (${counts.reused} reused), ${counts.failed} failed`);
+    const summary = bySpend.get(step);
+    rows.push(row(step, counts, summary, summary?.model !== undefined));
+    all.done += counts.done;
+    all.reused += counts.reused;
+    all.failed += counts.failed;
+  }
+  rows.push(
+    row(
+      'TOTAL',
+      all,
+      spend.total,
+      spend.steps.some((summary) => summary.model !== undefined),
+    ),
+  );
+  lines.push('', ...alignColumns(rows), '');
+  if (spend.drives === 0) {
+    lines.push(`? spent: ${spend.total.unknown.join('; ')}`);
+    return lines.join('\n');
+  }
+  const resumes = spend.drives - 1;
+  const drives =
+    resumes === 0 ? '1 drive' : `${spend.drives} drives (the start and ${resumes} resume${resumes === 1 ? '' : 's'})`;
+  lines.push(`spent in ${drives}: every try of every item computed, failed or retried; hours: each step's wall clock`);
+  for (const summary of spend.steps) {
+    if (summary.unknown.length === 0) continue;
+    const { known } = summary;
+    const reported =
+      summary.model === undefined
+        ? `${hours(known.itemHours)} of item time`
+        : `${money(known.usd)}, ${tokens(known.inputTokens)} / ${tokens(known.outputTokens)} tokens`;
+    lines.push(`? ${summary.step}: ${summary.unknown.join('; ')} (reported: ${reported})`);
   }
   return lines.join('\n');
 }
@@ -124,7 +192,13 @@ function ownerPhrase(status: RunStatus): string | undefined {
   return owner.alive === null ? `driven by ${who} (another machine: not checked from here)` : `driven by ${who}`;
 }
 
-function count(counts: { done: number; reused: number; failed: number }, item: RunItem): void {
+interface ItemCounts {
+  done: number;
+  reused: number;
+  failed: number;
+}
+
+function count(counts: ItemCounts, item: RunItem): void {
   if (item.status === 'failed') {
     counts.failed += 1;
     return;

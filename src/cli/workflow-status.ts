@@ -1,32 +1,40 @@
 /**
  * `harmflow workflow status <run>`: a run as it is now, its state told by its owner's liveness
  * (workflows/run-owner.ts) — a `running` run whose process is gone is `interrupted`, names that
- * process and gives the command that resumes it — then why it stopped and its items per step.
- * `--json` prints the same: `{run, resume?, items}`, where `run.state` is the state shown and
+ * process and gives the command that resumes it — then why it stopped, and per step its items and
+ * what it spent over every drive beside what the plans estimated (workflows/spend.ts).
+ * `--json` prints the same: `{run, resume?, items, spend}`, where `run.state` is the state shown,
  * `run.owner`, when the run has one, adds `alive` (true, false, or null when it ran on another
- * machine and was not checked).
+ * machine and was not checked), and `spend` is the run's RunSpendSummary (`null` for a figure that is
+ * unknown, `unknown` saying why).
  */
 import type { Command } from 'commander';
 import { shellWord } from '../core/shell-words.js';
 import { runStatus } from '../workflows/run-owner.js';
+import { summarizeSpend } from '../workflows/spend.js';
 import { formatStatus } from './workflow-format.js';
 import { getRun, type StoreOptions, storeOptions, storePlace, withStore } from './workflow-store.js';
 
 /** Registers `status` under the `workflow` command. */
 export function registerStatus(workflow: Command): void {
-  storeOptions(workflow.command('status <run>').description('a run: its state, why it stopped, and its items per step'))
+  storeOptions(
+    workflow
+      .command('status <run>')
+      .description('a run: its state, why it stopped, its items and what it spent per step'),
+  )
     .option('--json', 'print the run and its items as JSON')
     .action(async (id: string, options: StoreOptions & { json?: boolean }) => {
       await withStore(storePlace(options), async (store) => {
         const run = await getRun(store, id);
         const items = await store.listRunItems(id);
+        const spend = summarizeSpend(await store.listSpend([id]));
         const status = runStatus(run);
         const resume = status.state === 'interrupted' ? resumeCommand(id, options) : undefined;
         if (options.json) {
           const shown = { ...run, ...status };
-          process.stdout.write(`${JSON.stringify({ run: shown, ...(resume && { resume }), items }, null, 2)}\n`);
+          process.stdout.write(`${JSON.stringify({ run: shown, ...(resume && { resume }), items, spend }, null, 2)}\n`);
         } else {
-          process.stdout.write(`${formatStatus(run, status, resume, items)}\n`);
+          process.stdout.write(`${formatStatus(run, status, resume, items, spend)}\n`);
         }
       });
     });

@@ -6,6 +6,7 @@ import { loadWorkflowModule, type WorkflowModule } from '../workflows/module.js'
 import { type Plan, planExitCode, planResume } from '../workflows/plan.js';
 import { type RunResult, resumeRun, startRun, type WorkflowEvent } from '../workflows/run.js';
 import { refuseDrivenElsewhere } from '../workflows/run-owner.js';
+import { planEstimate } from '../workflows/spend.js';
 import { collect } from './option-values.js';
 import { registerEffects } from './workflow-effects.js';
 import { formatPlan } from './workflow-format.js';
@@ -56,12 +57,14 @@ export function registerWorkflow(program: Command): void {
     const params = parseParams(options.param ?? []);
     const module = await loadWorkflowModule(file);
     await withStore(place, (store) =>
-      planThenDrive(store, place, module, { params }, options, (needs, progress) =>
+      planThenDrive(store, place, module, { params }, options, (needs, progress, plan) =>
         startRun(module.workflow, {
           store,
           params,
           module: module.path,
           providers: module.providers,
+          prices: module.prices,
+          plan: planEstimate(plan),
           ...needs,
           ...progress,
         }),
@@ -79,11 +82,13 @@ export function registerWorkflow(program: Command): void {
     await withStore(place, async (store) => {
       refuseDrivenElsewhere(await getRun(store, id)); // before anything is planned or printed
       const module = await moduleOf(store, id, options.file);
-      await planThenDrive(store, place, module, { run: id }, options, (needs, progress) =>
+      await planThenDrive(store, place, module, { run: id }, options, (needs, progress, plan) =>
         resumeRun(module.workflow, id, {
           store,
           module: module.path,
           providers: module.providers,
+          prices: module.prices,
+          plan: planEstimate(plan),
           ...needs,
           ...progress,
         }),
@@ -250,7 +255,8 @@ function limitOptions(command: Command): Command {
  * What `run` and `resume` do: with what the workflow's steps need open, plan (a new run with
  * `target.params`, or the run `target.run`), refuse a plan past its limits without --yes, then drive
  * the run — `drive` spreads `progress` (the engine's `onEvent`, when progress is shown) into its
- * options — and report how it ended.
+ * options, and gives the engine what `plan` estimated (stored with the drive, beside its spend) — and
+ * report how it ended.
  */
 async function planThenDrive(
   store: ResumeStore,
@@ -258,7 +264,11 @@ async function planThenDrive(
   module: WorkflowModule,
   target: { readonly run?: string; readonly params?: Readonly<Record<string, Json>> },
   options: Common & Limits & Shown,
-  drive: (needs: StepNeeds, progress: { readonly onEvent?: (event: WorkflowEvent) => void }) => Promise<RunResult>,
+  drive: (
+    needs: StepNeeds,
+    progress: { readonly onEvent?: (event: WorkflowEvent) => void },
+    plan: Plan,
+  ) => Promise<RunResult>,
 ): Promise<void> {
   const everyMs = progressEvery(options);
   await withStepNeeds(place, module, async (needs) => {
@@ -274,7 +284,7 @@ async function planThenDrive(
     const progress = openProgress({ mode, plan, prices: module.prices, out: process.stdout, everyMs });
     let result: RunResult;
     try {
-      result = await drive(needs, progress.onEvent === undefined ? {} : { onEvent: progress.onEvent });
+      result = await drive(needs, progress.onEvent === undefined ? {} : { onEvent: progress.onEvent }, plan);
     } finally {
       progress.close();
     }

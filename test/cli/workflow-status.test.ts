@@ -112,3 +112,115 @@ describe('harmflow workflow status', () => {
     expect(after.json.run.owner).toBeUndefined();
   });
 });
+
+const SPEND = fileURLToPath(new URL('./spend-workflow.mjs', import.meta.url));
+
+interface SpendJson {
+  readonly spend: {
+    readonly drives: number;
+    readonly steps: readonly {
+      readonly step: string;
+      readonly spent: {
+        readonly items: number;
+        readonly failed: number;
+        readonly tries: number;
+        readonly usd: number | null;
+      };
+      readonly known: { readonly inputTokens: number; readonly outputTokens: number; readonly usd: number };
+      readonly unknown: readonly string[];
+      readonly planned: {
+        readonly latest: { readonly usd: number } | null;
+        readonly total: { readonly usd: number } | null;
+      };
+    }[];
+    readonly total: { readonly spent: { readonly usd: number | null; readonly tries: number } };
+  };
+}
+
+describe('harmflow workflow status: spend', () => {
+  it('shows what each step spent over the drives beside the plans, and why a figure is unknown', {
+    timeout: 60_000,
+  }, async () => {
+    const env = process.env;
+    const broken = join(home, 'broken');
+    writeFileSync(broken, '');
+    const first = await spawnHarmflow(
+      ['workflow', 'run', SPEND, '--param', `broken=${broken}`, '--home', home, '--quiet'],
+      { env },
+    );
+    expect(first.code).toBe(10);
+    const id = await onlyRun();
+
+    // c-1's answer was not JSON (its tokens count), c-2 was overloaded once before it answered (that
+    // try reported no tokens: the tokens and dollars are unknown), c-3 answered: 3 answers at $0.60.
+    const failed = await spawnHarmflow(['workflow', 'status', id, '--home', home], { env });
+    const rows = (text: string) =>
+      text
+        .split('\n')
+        .filter((line) => /^(STEP|label|count|TOTAL) /.test(line))
+        .map((line) => line.split(/ {2,}/));
+    expect(rows(failed.stdout)).toEqual([
+      [
+        'STEP',
+        'DONE',
+        'REUSED',
+        'FAILED',
+        'COMPUTED',
+        'TRIES',
+        'TOKENS IN / OUT',
+        'SPENT',
+        'PLANNED',
+        'HOURS',
+        'PLANNED H',
+      ],
+      ['label', '2', '0', '1', '3', '4', '? / ?', '?', '$1.80', '0.00 h', '0.10 h'],
+      ['count', '0', '0', '0', '0', '0', '-', '$0.00', '$0.00', '0.00 h', '0.00 h'],
+      ['TOTAL', '2', '0', '1', '3', '4', '? / ?', '?', '$1.80', '0.00 h', '0.10 h'],
+    ]);
+    expect(failed.stdout).toContain(
+      '\n? label: 1 try of a model reported no tokens (reported: $1.80, 300k / 60k tokens)\n',
+    );
+
+    // The fix: c-1 answers; the resume computes it alone, planned at the price its answers measured.
+    rmSync(broken);
+    const resumed = await spawnHarmflow(['workflow', 'resume', id, '--home', home, '--quiet'], { env });
+    expect(resumed.code).toBe(0);
+    const after = await spawnHarmflow(['workflow', 'status', id, '--home', home], { env });
+    expect(rows(after.stdout)).toEqual([
+      [
+        'STEP',
+        'DONE',
+        'REUSED',
+        'FAILED',
+        'COMPUTED',
+        'TRIES',
+        'TOKENS IN / OUT',
+        'SPENT',
+        'PLANNED (LAST / ALL)',
+        'HOURS',
+        'PLANNED H (LAST / ALL)',
+      ],
+      ['label', '3', '0', '0', '4', '5', '? / ?', '?', '$0.60 / $2.40', '0.00 h', '0.00 h / 0.10 h'],
+      ['count', '1', '0', '0', '1', '1', '-', '$0.00', '$0.00 / $0.00', '0.00 h', '0.00 h / 0.00 h'],
+      ['TOTAL', '4', '0', '0', '5', '6', '? / ?', '?', '$0.60 / $2.40', '0.00 h', '0.00 h / 0.10 h'],
+    ]);
+    expect(after.stdout).toContain('spent in 2 drives (the start and 1 resume)');
+    expect(after.stdout).toContain(
+      '\n? label: 1 try of a model reported no tokens (reported: $2.40, 400k / 80k tokens)\n',
+    );
+
+    const json = JSON.parse(
+      (await spawnHarmflow(['workflow', 'status', id, '--home', home, '--json'], { env })).stdout,
+    ) as SpendJson;
+    expect(json.spend.drives).toBe(2);
+    const [label] = json.spend.steps;
+    expect(label?.step).toBe('label');
+    expect(label?.spent).toMatchObject({ items: 4, failed: 1, tries: 5, usd: null });
+    expect(label?.known).toMatchObject({ inputTokens: 400_000, outputTokens: 80_000 });
+    expect(label?.known.usd).toBeCloseTo(2.4, 9);
+    expect(label?.unknown).toEqual(['1 try of a model reported no tokens']);
+    expect(label?.planned.latest?.usd).toBeCloseTo(0.6, 9);
+    expect(label?.planned.total?.usd).toBeCloseTo(2.4, 9);
+    expect(json.spend.total.spent).toMatchObject({ usd: null, tries: 6 });
+  });
+});
