@@ -167,6 +167,11 @@ export interface PlannedSpend {
  */
 export interface DriveStep {
   readonly step: string;
+  /**
+   * What the step does (a workflow StepDefinition's kind): a model step's tokens are counted here; an
+   * agent step's executions record their model cost with the executions, not here.
+   */
+  readonly kind: 'code' | 'model' | 'effect' | 'agent' | 'review';
   /** The model of a model step; absent for a step that calls none (it spends no dollars). */
   readonly model?: string;
   /** The drive's price of `model`; absent when it had none: the step's dollars are unknown. */

@@ -9,7 +9,8 @@
  * does not match the schema used its tokens), retried, or out of tries — never a reused output. A
  * figure nobody reported is unknown (`null`, with the reason in `unknown`), never zero: tokens of a try
  * whose provider reported none (a call that failed before it answered), dollars of a model the drive
- * had no price for, anything of an item computed by an executor that reported nothing. The known part
+ * had no price for, anything of an item computed by an executor that reported nothing, the dollars of
+ * an agent step (its executions' model cost is recorded with them). The known part
  * of such a figure is kept apart (`known`). Hours are the steps' wall-clock time in each drive (what a
  * plan's hours estimate), and item-hours the tries' durations summed. Pure functions.
  */
@@ -54,6 +55,7 @@ export function driveStepsOf(
     const planned = plan?.steps[step.name];
     return {
       step: step.name,
+      kind: step.kind,
       ...(model !== undefined && { model }),
       ...(price !== undefined && { price: { inputPerMTok: price.inputPerMTok, outputPerMTok: price.outputPerMTok } }),
       ...(planned !== undefined && { planned }),
@@ -173,6 +175,7 @@ function summarize(rows: readonly StepSpend[], latest: number): SpendSummary {
   let unreportedTokens = 0;
   let unreportedItems = 0;
   const unpriced = new Map<string, number[]>();
+  let agents = 0;
   for (const row of rows) {
     items += row.items;
     failed += row.failed;
@@ -180,6 +183,7 @@ function summarize(rows: readonly StepSpend[], latest: number): SpendSummary {
     itemMs += row.itemMs;
     wallMs += row.wallMs;
     unreportedItems += row.unreportedItems;
+    if (row.kind === 'agent') agents += row.items;
     if (row.model === undefined) continue;
     inputTokens += row.inputTokens;
     outputTokens += row.outputTokens;
@@ -200,6 +204,9 @@ function summarize(rows: readonly StepSpend[], latest: number): SpendSummary {
   if (unreportedItems > 0) {
     unknown.push(`${unreportedItems} item(s) computed by an executor that reported nothing of what they spent`);
   }
+  if (agents > 0) {
+    unknown.push(`${agents} agent item(s): their executions' model cost is theirs (\`harmflow ls\`), not counted here`);
+  }
   const tokensKnown = unreportedTokens === 0 && unreportedItems === 0;
   return {
     spent: {
@@ -208,7 +215,7 @@ function summarize(rows: readonly StepSpend[], latest: number): SpendSummary {
       tries,
       inputTokens: tokensKnown ? inputTokens : null,
       outputTokens: tokensKnown ? outputTokens : null,
-      usd: tokensKnown && unpriced.size === 0 ? usd : null,
+      usd: tokensKnown && unpriced.size === 0 && agents === 0 ? usd : null,
       itemHours: unreportedItems === 0 ? itemMs / HOUR_MS : null,
       hours: wallMs / HOUR_MS,
     },

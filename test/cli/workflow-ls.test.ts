@@ -35,7 +35,10 @@ beforeAll(async () => {
     for (const drive of [1, 2]) {
       await store.startDrive(
         '01succeeded',
-        [{ step: 'label', model: 'm1', price }, { step: 'count' }],
+        [
+          { step: 'label', kind: 'model', model: 'm1', price },
+          { step: 'count', kind: 'code' },
+        ],
         run('', '', drive, {}).createdAt,
       );
       await store.commitItems(
@@ -57,14 +60,14 @@ beforeAll(async () => {
     }
     await store.startDrive(
       '01succeeded',
-      [{ step: 'check', model: 'm2', price: { inputPerMTok: 1, outputPerMTok: 1 } }],
+      [{ step: 'check', kind: 'model', model: 'm2', price: { inputPerMTok: 1, outputPerMTok: 1 } }],
       run('', '', 9, {}).createdAt,
     );
     await store.commitItems(
       [],
       [{ run: '01succeeded', drive: 3, step: 'check', items: 1, tries: 1, inputTokens: 25_000, outputTokens: 25_000 }],
     );
-    await store.startDrive('01waiting', [{ step: 'label', model: 'm1' }], run('', '', 2, {}).createdAt);
+    await store.startDrive('01waiting', [{ step: 'label', kind: 'model', model: 'm1' }], run('', '', 2, {}).createdAt);
     await store.commitItems(
       [],
       [{ run: '01waiting', drive: 1, step: 'label', items: 1, tries: 1, inputTokens: 10, outputTokens: 1 }],

@@ -563,13 +563,20 @@ export function describeResumeStoreConformance(name: string, open: () => Promise
     describe('spend', () => {
       const PLANNED = { items: 3, inputTokens: 15_000, outputTokens: 3_000.5, usd: 0.09, hours: 0.25 };
       const STEPS: readonly DriveStep[] = [
-        { step: 'extract', model: 'haiku', price: { inputPerMTok: 3, outputPerMTok: 15 }, planned: PLANNED },
+        {
+          step: 'extract',
+          kind: 'model',
+          model: 'haiku',
+          price: { inputPerMTok: 3, outputPerMTok: 15 },
+          planned: PLANNED,
+        },
         {
           step: 'label',
+          kind: 'model',
           model: 'unpriced',
           planned: { items: 0, inputTokens: null, outputTokens: null, usd: null, hours: 0 },
         },
-        { step: 'send' },
+        { step: 'send', kind: 'effect' },
       ];
       /** The row startDrive gives `step`, the `position`-th of drive `drive` of `runId`, nothing spent. */
       const started = (
@@ -584,6 +591,7 @@ export function describeResumeStoreConformance(name: string, open: () => Promise
         step: step.step,
         position,
         startedAt,
+        kind: step.kind,
         ...(step.model !== undefined && { model: step.model }),
         ...(step.price !== undefined && { price: step.price }),
         items: 0,
@@ -603,7 +611,7 @@ export function describeResumeStoreConformance(name: string, open: () => Promise
         await store.createRun(run('r-2'));
         expect(await store.listSpend(['r-1'])).toEqual([]);
         expect(await store.startDrive('r-1', STEPS, at(1))).toBe(1);
-        expect(await store.startDrive('r-2', [{ step: 'extract' }], at(2))).toBe(1);
+        expect(await store.startDrive('r-2', [{ step: 'extract', kind: 'code' }], at(2))).toBe(1);
         expect(await store.startDrive('r-1', [STEPS[2] as DriveStep, STEPS[0] as DriveStep], at(3))).toBe(2);
         expect(await store.listSpend(['r-1', 'r-2', 'r-9'])).toStrictEqual([
           started('r-1', 1, 0, STEPS[0] as DriveStep, at(1)),
@@ -611,7 +619,7 @@ export function describeResumeStoreConformance(name: string, open: () => Promise
           started('r-1', 1, 2, STEPS[2] as DriveStep, at(1)),
           started('r-1', 2, 0, STEPS[2] as DriveStep, at(3)),
           started('r-1', 2, 1, STEPS[0] as DriveStep, at(3)),
-          started('r-2', 1, 0, { step: 'extract' }, at(2)),
+          started('r-2', 1, 0, { step: 'extract', kind: 'code' }, at(2)),
         ]);
         expect(await store.listSpend([])).toEqual([]);
       });
@@ -717,7 +725,7 @@ export function describeResumeStoreConformance(name: string, open: () => Promise
         await expect(store.outputDigests({ run: 'r-1' })).rejects.toThrow();
         await expect(store.latestOutputs('invoices', 'extract')).rejects.toThrow();
         await expect(store.listRunItems('r-1')).rejects.toThrow();
-        await expect(store.startDrive('r-1', [{ step: 'extract' }], at(1))).rejects.toThrow();
+        await expect(store.startDrive('r-1', [{ step: 'extract', kind: 'code' }], at(1))).rejects.toThrow();
         await expect(store.listSpend(['r-1'])).rejects.toThrow();
       });
     });

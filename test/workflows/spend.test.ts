@@ -210,6 +210,40 @@ describe('a run’s spend', () => {
     expect(summary.total.planned).toEqual({ latest: null, total: null });
   });
 
+  it("leaves an agent step's dollars unknown: its executions' model cost is theirs", () => {
+    const row = {
+      run: 'r',
+      drive: 1,
+      step: 'fix',
+      kind: 'agent' as const,
+      position: 0,
+      startedAt: new Date(START).toISOString(),
+      items: 2,
+      failed: 0,
+      tries: 2,
+      itemMs: 7_200_000,
+      inputTokens: 0,
+      outputTokens: 0,
+      unreportedTokens: 0,
+      unreportedItems: 0,
+      wallMs: 3_600_000,
+    };
+    const [fix] = summarizeSpend([row]).steps;
+    expect(fix?.spent).toEqual({
+      items: 2,
+      failed: 0,
+      tries: 2,
+      inputTokens: 0,
+      outputTokens: 0,
+      usd: null,
+      itemHours: 2,
+      hours: 1,
+    });
+    expect(fix?.unknown).toEqual([
+      "2 agent item(s): their executions' model cost is theirs (`harmflow ls`), not counted here",
+    ]);
+  });
+
   it('says a run with no spend recorded spent an unknown amount', () => {
     const summary = summarizeSpend([]);
     expect(summary.total.spent.usd).toBeNull();

@@ -342,6 +342,11 @@ export const MIGRATIONS: readonly string[] = [
     CHECK (planned = (planned_items IS NOT NULL))
   );
   `,
+  // A drive step's kind, as SQLite's (its migration of the same name).
+  `
+  ALTER TABLE run_spend ADD COLUMN kind text NOT NULL DEFAULT 'code'
+    CHECK (kind IN ('code', 'model', 'effect', 'agent', 'review'));
+  `,
 ];
 
 /** The schema version this build writes: the number of migrations. */

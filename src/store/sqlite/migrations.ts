@@ -319,6 +319,12 @@ export const MIGRATIONS: readonly string[] = [
     CHECK ((planned = 1) = (planned_items IS NOT NULL))
   ) STRICT, WITHOUT ROWID;
   `,
+  // A drive step's kind: an agent step's model cost is its executions', which spend does not count.
+  // Rows written before are of code, effect and model steps (whose `model` tells them apart enough).
+  `
+  ALTER TABLE run_spend ADD COLUMN kind TEXT NOT NULL DEFAULT 'code'
+    CHECK (kind IN ('code', 'model', 'effect', 'agent', 'review'));
+  `,
 ];
 
 /** The schema version this build writes: the number of migrations. */
