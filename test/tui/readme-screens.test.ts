@@ -19,7 +19,9 @@ describe('the README’s captures of harmflow ui', () => {
 
   it('has a capture of every view', () => {
     expect(captures.sort()).toEqual(
-      ['changes', 'events', 'executions', 'help', 'history', 'summary', 'transcript'].map((name) => `${name}.txt`),
+      ['changes', 'events', 'executions', 'help', 'history', 'summary', 'transcript', 'workflow-run', 'workflows'].map(
+        (name) => `${name}.txt`,
+      ),
     );
   });
 

@@ -1,13 +1,26 @@
 /**
  * A real `harmflow serve` (a child process, test/e2e/daemon.ts) on a bench's repository with the
  * simulator's environment (git identity, the fake forge), for the terminal UI's end-to-end tests:
- * submit tasks, read an execution's state, and the story they share — claude-code writes and commits
- * NOTES.md, then runs out of quota. `close()` stops the service and removes the bench.
+ * submit tasks, read an execution's state, run workflows in the service's state directory (the
+ * built `harmflow workflow run`, so its runs are the service's to list), and the story they share —
+ * claude-code writes and commits NOTES.md, then runs out of quota. `close()` stops the service and
+ * removes the bench.
  */
-import { delimiter } from 'node:path';
+import { spawn } from 'node:child_process';
+import { once } from 'node:events';
+import { existsSync } from 'node:fs';
+import { delimiter, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { expect } from 'vitest';
+import { spawnHarmflow } from '../cli/spawn-harmflow.js';
 import { type Daemon, startDaemon } from '../e2e/daemon.js';
 import { type Bench, FORGE_BIN, GIT_IDENTITY, makeBench } from '../execution/fixture.js';
+
+const BIN = fileURLToPath(new URL('../../bin/harmflow.js', import.meta.url));
+/** Three letters and a review of each: a run of it ends `waiting` for a person within a second. */
+export const REVIEW_WORKFLOW = fileURLToPath(new URL('./review-workflow.mjs', import.meta.url));
+/** One item that waits for a file (test/workflows/held-workflow.mjs): a run of it stays `running`. */
+const HELD_WORKFLOW = fileURLToPath(new URL('../workflows/held-workflow.mjs', import.meta.url));
 
 export interface SimulatedService {
   readonly bench: Bench;
@@ -15,6 +28,13 @@ export interface SimulatedService {
   /** Submits a task on the bench's repository (`main`); resolves with the execution's id. */
   submit(task: Record<string, unknown>): Promise<string>;
   stateOf(id: string): Promise<string>;
+  /** Runs `harmflow workflow run FILE` to its stop in the service's state directory; resolves with the run's id. */
+  runWorkflow(file: string): Promise<string>;
+  /**
+   * Starts a run of the held workflow and kills (SIGKILL) the process driving it mid-item: the
+   * service shows the run `interrupted`. Resolves with its id.
+   */
+  interruptedRun(): Promise<string>;
   close(): Promise<void>;
 }
 
@@ -39,6 +59,34 @@ export async function startSimulatedService(args: readonly string[] = []): Promi
     async stateOf(id) {
       return ((await daemon.api('GET', `/api/executions/${id}`)).body as { execution: { state: string } }).execution
         .state;
+    },
+    async runWorkflow(file) {
+      const ran = await spawnHarmflow(['workflow', 'run', file, '--home', bench.home.root, '--json', '--quiet'], {
+        env: process.env,
+      });
+      expect(ran.stdout, ran.stderr).toMatch(/^\{/);
+      return (JSON.parse(ran.stdout) as { id: string }).id;
+    },
+    async interruptedRun() {
+      const release = join(bench.dir, 'release-held');
+      const child = spawn(
+        process.execPath,
+        [BIN, 'workflow', 'run', HELD_WORKFLOW, '--param', `release=${release}`, '--home', bench.home.root],
+        { stdio: 'ignore' },
+      );
+      const exited = once(child, 'exit');
+      const deadline = Date.now() + 30_000;
+      while (!existsSync(`${release}.started`)) {
+        if (Date.now() > deadline) throw new Error('the held workflow did not start its item within 30 s');
+        await new Promise((resolve) => setTimeout(resolve, 20));
+      }
+      child.kill('SIGKILL');
+      await exited;
+      const listed = await daemon.api('GET', '/api/workflows/runs');
+      const runs = (listed.body as { runs: { id: string; workflow: string; state: string }[] }).runs;
+      const held = runs.find((run) => run.workflow === 'held');
+      expect(held?.state).toBe('interrupted');
+      return held?.id ?? '';
     },
     async close() {
       await daemon.kill('SIGTERM');

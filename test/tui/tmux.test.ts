@@ -1,9 +1,10 @@
 /**
  * `harmflow ui` in a real terminal: tmux (tmux.ts) runs `node bin/harmflow.js ui` at 80×24 against a
  * `harmflow serve` child process with simulated executions — "notes" (claude-code, out of quota, then
- * codex), a slow one, one waiting for its reset, and one already ended — and the test presses keys
- * with `send-keys` and reads the screen with `capture-pane`: the Executions and History screens, the
- * notes execution opened by filter, its Events stepped with `n` to the switch and the record opened,
+ * codex), a slow one, one waiting for its reset, and one already ended — and two workflow runs in its
+ * state directory (one waiting for a review, one whose process was killed) — and the test presses
+ * keys with `send-keys` and reads the screen with `capture-pane`: the Executions, History and
+ * Workflows screens, a run opened with its steps, the notes execution opened by filter, its Events stepped with `n` to the switch and the record opened,
  * a follow-up sent from the Transcript and delivered to codex, Changes, Summary's chain, the help
  * (whole on the list; an execution's is taller than 24 lines, so only its end shows), and `q` ending
  * the program with status 0. Every screen keeps its first and last line in place (a
@@ -13,7 +14,7 @@
  * The `NO_COLOR` screens are written as text (trailing spaces and blank lines trimmed) to a
  * temporary folder, or with HARMFLOW_UPDATE_SCREENSHOTS=1 to docs/screens/ (the README shows them).
  */
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { copyFileSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -21,7 +22,12 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DAEMON_TOKEN } from '../e2e/daemon.js';
 import { type Bench, simulated } from '../execution/fixture.js';
 import { lineWith, selectedLine } from './frames.js';
-import { notesThenOutOfQuota, type SimulatedService, startSimulatedService } from './simulated-service.js';
+import {
+  notesThenOutOfQuota,
+  REVIEW_WORKFLOW,
+  type SimulatedService,
+  startSimulatedService,
+} from './simulated-service.js';
 import { startTerminal, type Terminal, tmuxAvailable } from './tmux.js';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
@@ -39,6 +45,7 @@ interface View {
 const LIST: View = { first: /^HarmFlow {2}/, last: /^\? shortcuts · / };
 const DETAIL: View = { first: /^notes · /, last: /^(1-4 tabs|j\/k step) · .* · \? keys$/ };
 const MESSAGE: View = { first: DETAIL.first, last: /^Enter {2}Send to the harness/ };
+const RUN: View = { first: /^letters · waiting · /, last: /^j\/k scroll · Esc back · \? keys · q quit$/ };
 const HELP: View = { first: /^Shortcuts \(\? or Esc closes(; j\/k scroll, \d+ more lines)?\)$/, last: /\S/ };
 
 const available = tmuxAvailable();
@@ -47,7 +54,7 @@ describe.skipIf(!available)('harmflow ui in tmux', () => {
   let service: SimulatedService;
   let bench: Bench;
   const terminals: Terminal[] = [];
-  const ids = { notes: '', slow: '', waits: '', ended: '' };
+  const ids = { notes: '', slow: '', waits: '', ended: '', review: '', held: '' };
 
   /** Where the captures go: docs/screens/ when updating them, else a temporary folder removed after. */
   let screens = '';
@@ -103,7 +110,12 @@ describe.skipIf(!available)('harmflow ui in tmux', () => {
       timeout: '2h',
     });
     await until(async () => (await stateOf(ids.waits)) === 'waiting');
-  }, 60_000);
+    // The workflow file in the bench's folder, so the opened run's File line shows no path of this checkout.
+    const letters = join(bench.dir, 'letters.mjs');
+    copyFileSync(REVIEW_WORKFLOW, letters);
+    ids.review = await service.runWorkflow(letters);
+    ids.held = await service.interruptedRun();
+  }, 90_000);
 
   afterAll(async () => {
     if (!UPDATE_SCREENS && screens !== '') rmSync(screens, { recursive: true, force: true });
@@ -191,6 +203,35 @@ describe.skipIf(!available)('harmflow ui in tmux', () => {
     screen = await screenWhere(terminal, (text) => text.includes('[History]') && text.includes(short(ids.ended)), LIST);
     expect(lineWith(screen, short(ids.ended))).toMatch(/succeeded/);
     await keep(terminal, 'history', screen);
+
+    // Workflows: the run waiting for review and the interrupted one, newest first; j selects, and the
+    // selected run's whole id and why show under the table.
+    await terminal.press('Tab');
+    screen = await screenWhere(
+      terminal,
+      (text) => text.includes('[Workflows]') && text.includes(short(ids.review)) && text.includes(short(ids.held)),
+      LIST,
+    );
+    expect(screen.split('\n')[0]).toMatch(/ 2 of 2 · 1 waiting · 1 interrupted$/);
+    expect(lineWith(screen, short(ids.review))).toMatch(/letters +waiting +\d+s ago +3 item\(s\) await review/);
+    expect(lineWith(screen, short(ids.held))).toMatch(/held +interrupted +\d+s ago +the process driving it is/);
+    await terminal.press('j');
+    await screenWhere(terminal, (text) => selectedLine(text).includes(short(ids.held)), LIST);
+    await terminal.press('j');
+    screen = await screenWhere(
+      terminal,
+      (text) => selectedLine(text).includes(short(ids.review)) && text.includes(`${ids.review}  waiting — 3 item(s)`),
+      LIST,
+    );
+    await keep(terminal, 'workflows', screen);
+    // Enter: its facts and steps, and where to review it.
+    await terminal.press('Enter');
+    screen = await screenWhere(terminal, (text) => text.includes('draft: 3 done'), RUN, LIVE_MS);
+    expect(screen).toContain(`${service.daemon.url}/workflows/${ids.review}`);
+    expect(screen).toContain(`harmflow workflow review ${ids.review}`);
+    await keep(terminal, 'workflow-run', screen, { benchPaths: true });
+    await terminal.press('Escape');
+    await screenWhere(terminal, (text) => selectedLine(text).includes(short(ids.review)), LIST);
     await terminal.press('Tab');
     await screenWhere(terminal, (text) => text.includes('[Executions]') && text.includes(short(ids.notes)), LIST);
 
