@@ -3,10 +3,12 @@ import { describe, expect, it } from 'vitest';
 import { helpLines } from '../../src/tui/help.js';
 import { keyPressOf } from '../../src/tui/key-press.js';
 import { formatAge, type ListedExecution, listScopes, matchesFilter } from '../../src/tui/rows.js';
+import { matchesRunFilter, runViewLines, standoutCount } from '../../src/tui/run-rows.js';
 import { colorEnabled, stateColor } from '../../src/tui/theme.js';
+import { INITIAL_STATE, type PressEvent, reduce, type UiState } from '../../src/tui/ui-state.js';
 import { dispatch, duplicateKeys } from '../../src/web/keys/dispatch.js';
-import { GLOBAL_KEYS, LIST_KEYS, TERMINAL_KEYS } from '../../src/web/keys/keymap.js';
-import { executionRecord } from './fake-service.js';
+import { GLOBAL_KEYS, LIST_KEYS, RUN_VIEW_KEYS, TERMINAL_KEYS } from '../../src/web/keys/keymap.js';
+import { executionRecord, workflowRun } from './fake-service.js';
 
 /** Ink's `Key` with nothing pressed but what `pressed` says. */
 function key(pressed: Partial<Key> = {}): Key {
@@ -68,6 +70,7 @@ describe('the terminal keymap', () => {
   it('binds each key once, and none a list screen already binds', () => {
     expect(duplicateKeys(TERMINAL_KEYS)).toEqual([]);
     expect(duplicateKeys([...LIST_KEYS, ...GLOBAL_KEYS, ...TERMINAL_KEYS])).toEqual([]);
+    expect(duplicateKeys(RUN_VIEW_KEYS)).toEqual([]);
   });
 });
 
@@ -130,5 +133,76 @@ describe('colorEnabled', () => {
     expect(colorEnabled({ NO_COLOR: '1' })).toBe(false);
     expect(stateColor('running', false)).toBeUndefined();
     expect(stateColor('running', true)).toBe('green');
+  });
+});
+
+describe('the Workflows screen', () => {
+  const waiting = workflowRun({
+    id: '01jf5aaaaa2m4n6p8r0s2t4v6w',
+    workflow: 'statements',
+    state: 'waiting',
+    message: '3 item(s) await review',
+  });
+  const gone = workflowRun({
+    id: '01jf4bbbbb2m4n6p8r0s2t4v6x',
+    workflow: 'digest',
+    state: 'interrupted',
+    owner: { pid: 7, host: 'h', startTime: '1', since: '2026-12-01T00:00:00.000Z', alive: false },
+  });
+  const rows: PressEvent['rows'] = { workflows: [waiting, gone] };
+  const press = (state: UiState, key: string): UiState =>
+    reduce(state, {
+      press: { key, ctrlKey: false, metaKey: false, altKey: false, inEditable: false },
+      input: key,
+      rows,
+      run: { lines: 30, height: 10 },
+    });
+
+  it('is the third screen of Tab, and Tab goes round', () => {
+    const screens = [INITIAL_STATE];
+    for (let at = 0; at < 3; at += 1) screens.push(press(screens.at(-1) ?? INITIAL_STATE, 'Tab'));
+    expect(screens.map((state) => state.screen)).toEqual(['executions', 'history', 'workflows', 'executions']);
+  });
+
+  it('opens the selected run with Enter; there j scrolls, Tab does nothing, Esc goes back and q quits', () => {
+    let state = press(press(press({ ...INITIAL_STATE, screen: 'workflows' }, 'j'), 'j'), 'Enter');
+    expect(state.run?.row.id).toBe(gone.id);
+    state = press(state, 'j');
+    expect(state.run?.scroll).toBe(1);
+    expect(press(state, 'Tab')).toBe(state);
+    expect(press(state, 'Escape').run).toBeUndefined();
+    expect(press(state, 'q').quit).toBe(true);
+  });
+
+  it('filters by workflow, id prefix, state or words of why, and counts who wants someone', () => {
+    expect([waiting, gone].filter((run) => matchesRunFilter(run, 'await')).map((run) => run.workflow)).toEqual([
+      'statements',
+    ]);
+    expect([waiting, gone].filter((run) => matchesRunFilter(run, 'inter')).map((run) => run.workflow)).toEqual([
+      'digest',
+    ]);
+    expect([waiting, gone].filter((run) => matchesRunFilter(run, '01jf4b')).map((run) => run.workflow)).toEqual([
+      'digest',
+    ]);
+    expect(standoutCount([waiting, gone, waiting])).toBe('2 waiting · 1 interrupted');
+    expect(standoutCount([])).toBe('');
+  });
+
+  it('shows a run in lines no wider than asked, control sequences dropped', () => {
+    const run = { ...waiting, message: `evil \u001B]0;title\u0007 message ${'long '.repeat(30)}` };
+    const lines = runViewLines(
+      run,
+      [{ step: 'draft', done: 3, reused: 1, failed: 2 }],
+      'http://127.0.0.1:7878',
+      40,
+      Date.now(),
+    );
+    for (const line of lines) expect([...line.text].length, line.text).toBeLessThanOrEqual(40);
+    expect(lines.map((line) => line.text).join('\n')).not.toContain('\u001B');
+    expect(lines.map((line) => line.text)).toContain('  draft: 3 done (1 reused), 2 failed');
+    // 40 columns cut the review URL in two: each half on its own line, whole when joined.
+    expect(lines.map((line) => line.text.trim()).join('')).toContain(
+      'http://127.0.0.1:7878/workflows/01jf5aaaaa2m4n6p8r0s2t4v6w',
+    );
   });
 });
