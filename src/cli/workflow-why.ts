@@ -3,25 +3,25 @@ import { z } from 'zod';
 import { NotFoundError, UsageError } from '../core/errors.js';
 import type { Json, ResumeStore, RunItem, RunRecord, StoredOutput } from '../store/resume-store.js';
 import type { ModelSettings } from '../workflows/define.js';
-import { type FingerprintComponents, fingerprintOf, parseComponents } from '../workflows/fingerprint.js';
+import type { FingerprintComponents } from '../workflows/fingerprint.js';
 import { type StoreOptions, storeOptions, storePlace, withStore } from './workflow-store.js';
+import { explainFailures } from './workflow-why-failed.js';
+import { formatFailures } from './workflow-why-failed-format.js';
 import { formatWhy } from './workflow-why-format.js';
+import {
+  componentsRead,
+  DEFAULT_DEPTH,
+  DEFAULT_INPUTS,
+  EarlierOutputs,
+  type InputState,
+  type ReadBasis,
+  RunItems,
+  stateOf,
+} from './workflow-why-reads.js';
 
-/**
- * 2 levels: the item's inputs and theirs. In the statements case that reaches from a fact-check
- * through its narrative and totals to the categorise batches the totals read: the step that broke.
- */
-export const DEFAULT_DEPTH = 2;
+export type { InputState } from './workflow-why-reads.js';
 
-/**
- * 10 inputs of each upstream step shown, the rest counted: a totals item reads ≈59 categorise
- * batches, and ten are enough to see a pattern while a report at depth 2 stays on a screen or two.
- * Inputs that are not as read are shown first.
- */
-export const DEFAULT_INPUTS = 10;
-
-/** How an input stands now against the digest the item's output was computed from. */
-export type InputState = 'as-read' | 'changed' | 'failed' | 'missing';
+export { DEFAULT_DEPTH, DEFAULT_INPUTS } from './workflow-why-reads.js';
 
 /** A step item in the report: the run's item for it, and, on the nodes followed, what it read. */
 export interface WhyNode {
@@ -44,7 +44,7 @@ export interface WhyNode {
  * `earlier` when not (what that earlier output read).
  */
 export interface WhySource {
-  readonly basis: 'output' | 'verified' | 'earlier';
+  readonly basis: ReadBasis;
   /** The output the components were stored with. */
   readonly fingerprint: string;
   readonly createdAt: string;
@@ -168,43 +168,13 @@ async function sourceOf(
 ): Promise<WhySource | { note: string }> {
   const runItem = node.runItem;
   if (runItem === undefined) return { note: 'the run has no item for it' };
-  const own = stored.get(runItem.fingerprint);
-  if (own !== undefined) {
-    const components = parseComponents(own.components);
-    if (components === undefined)
-      return { note: 'its output’s stored components are not in a form this version reads' };
-    return sourceFrom('output', own, components, items, limit);
-  }
-  if (runItem.status === 'done') return { note: `no output is stored under its fingerprint ${runItem.fingerprint}` };
-  const previous = await earlier.of(node.step, node.item);
-  if (previous === undefined) return { note: 'it failed and no output of it is stored: what it read is not known' };
-  const components = parseComponents(previous.components);
-  if (components === undefined) {
-    return { note: 'it failed, and its earlier output’s components are not in a form this version reads' };
-  }
-  const current = await currentInputs(components, items);
-  if (current !== undefined && fingerprintOf(current) === runItem.fingerprint) {
-    return sourceFrom('verified', previous, current, items, limit);
-  }
-  return sourceFrom('earlier', previous, components, items, limit);
-}
-
-/** The components with each input's digest replaced by the run's current one; undefined if one is not done. */
-async function currentInputs(
-  components: FingerprintComponents,
-  items: RunItems,
-): Promise<FingerprintComponents | undefined> {
-  const inputs: [string, string, string][] = [];
-  for (const [step, key] of components.inputs) {
-    const upstream = (await items.of(step)).get(key);
-    if (upstream?.status !== 'done') return undefined;
-    inputs.push([step, key, upstream.digest]);
-  }
-  return { ...components, inputs };
+  const read = await componentsRead(runItem, stored.get(runItem.fingerprint), earlier, items);
+  if ('note' in read) return read;
+  return sourceFrom(read.basis, read.output, read.components, items, limit);
 }
 
 async function sourceFrom(
-  basis: WhySource['basis'],
+  basis: ReadBasis,
   output: StoredOutput,
   components: FingerprintComponents,
   items: RunItems,
@@ -234,75 +204,49 @@ async function sourceFrom(
   };
 }
 
-function stateOf(upstream: RunItem | undefined, read: string): InputState {
-  if (upstream === undefined) return 'missing';
-  if (upstream.status === 'failed') return 'failed';
-  return upstream.digest === read ? 'as-read' : 'changed';
-}
-
-/** A run's items by step and key, each step read once. */
-class RunItems {
-  readonly #store: ResumeStore;
-  readonly #run: string;
-  readonly #steps = new Map<string, Promise<Map<string, RunItem>>>();
-
-  constructor(store: ResumeStore, run: string) {
-    this.#store = store;
-    this.#run = run;
-  }
-
-  of(step: string): Promise<Map<string, RunItem>> {
-    let found = this.#steps.get(step);
-    if (found === undefined) {
-      found = this.#store.listRunItems(this.#run, step).then((list) => new Map(list.map((item) => [item.item, item])));
-      this.#steps.set(step, found);
-    }
-    return found;
-  }
-}
-
-/** The newest stored output of each item of a step, each step read once (only for failed items). */
-class EarlierOutputs {
-  readonly #store: ResumeStore;
-  readonly #workflow: string;
-  readonly #steps = new Map<string, Promise<Map<string, StoredOutput>>>();
-
-  constructor(store: ResumeStore, workflow: string) {
-    this.#store = store;
-    this.#workflow = workflow;
-  }
-
-  async of(step: string, item: string): Promise<StoredOutput | undefined> {
-    let found = this.#steps.get(step);
-    if (found === undefined) {
-      found = this.#store.latestOutputs(this.#workflow, step);
-      this.#steps.set(step, found);
-    }
-    return (await found).get(item);
-  }
-}
-
-/** Registers `why` under the `workflow` command. */
+/**
+ * Registers `why` under the `workflow` command: `why RUN STEP ITEM` explains one item, `why RUN STEP
+ * --failed` what the step's failures read that its passes did not (workflow-why-failed.ts). An ITEM
+ * with `--failed`, or neither, is a usage error (exit 2).
+ */
 export function registerWhy(workflow: Command): void {
   storeOptions(
     workflow
-      .command('why <run> <step> <item>')
-      .description("which upstream outputs fed a run's item: tells the step that broke from the step that failed"),
+      .command('why <run> <step> [item]')
+      .description(
+        "which upstream outputs fed a run's item, or with --failed what the step's failures read that its passes did not: tells the step that broke from the step that failed",
+      ),
   )
+    .option('--failed', "compare what the step's failures read with what its passes read (no ITEM)")
     .option('--depth <n>', 'levels of inputs to follow', String(DEFAULT_DEPTH))
-    .option('--inputs <n>', 'inputs shown per upstream step (the rest are counted)', String(DEFAULT_INPUTS))
+    .option(
+      '--inputs <n>',
+      'inputs shown per upstream step (the rest are counted); with --failed, outputs ranked per upstream step',
+      String(DEFAULT_INPUTS),
+    )
     .option('--json', 'print the report as JSON, with the whole output')
     .action(
       async (
         run: string,
         step: string,
-        item: string,
-        options: StoreOptions & { depth: string; inputs: string; json?: boolean },
+        item: string | undefined,
+        options: StoreOptions & { failed?: boolean; depth: string; inputs: string; json?: boolean },
       ) => {
+        if (options.failed && item !== undefined) {
+          throw new UsageError(`why --failed compares all of ${step}'s failures: give no ITEM (${item})`);
+        }
+        if (!options.failed && item === undefined) {
+          throw new UsageError("why RUN STEP ITEM explains one item; why RUN STEP --failed, the step's failures");
+        }
         const place = storePlace(options);
         const depth = count('--depth', options.depth);
         const inputs = count('--inputs', options.inputs);
         await withStore(place, async (store) => {
+          if (item === undefined) {
+            const report = await explainFailures(store, run, step, { depth, shown: inputs });
+            process.stdout.write(`${options.json ? JSON.stringify(report, null, 2) : formatFailures(report)}\n`);
+            return;
+          }
           const report = await explainItem(store, run, step, item, { depth, inputs });
           process.stdout.write(`${options.json ? JSON.stringify(report, null, 2) : formatWhy(report)}\n`);
         });

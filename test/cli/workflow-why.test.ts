@@ -21,6 +21,8 @@ import {
   totalsStep,
 } from '../../examples/statements/steps.mjs';
 import { explainItem, type WhyInput, type WhyNode } from '../../src/cli/workflow-why.js';
+import { explainFailures, type FailureReport } from '../../src/cli/workflow-why-failed.js';
+import { formatFailures } from '../../src/cli/workflow-why-failed-format.js';
 import { formatWhy } from '../../src/cli/workflow-why-format.js';
 import type { ResumeStore } from '../../src/store/resume-store.js';
 import { openSqliteResumeStore } from '../../src/store/sqlite/resume-store.js';
@@ -282,6 +284,181 @@ describe('workflow why on the statements example', () => {
     expect(crashed.status).toBe(6);
     expect(crashed.stderr).toMatch(
       /has no item fact-check c-1412 \(the run is crashed: crashed at fact-check item c-1412/,
+    );
+  });
+});
+
+/**
+ * amounts → totals ← rates, then check, per customer: c01 … c05 are in the eu, the rest in the us.
+ * The eu rate is wrong unless `fixed`, so the eu customers' checks fail (`{ok: false}`); c20's check
+ * throws unless `fixed` (a FAILED item that never had an output: what it read is not known).
+ */
+function rated(options: { fixed: boolean }): WorkflowDefinition {
+  const customers = Array.from({ length: 20 }, (_, index) => `c${String(index + 1).padStart(2, '0')}`);
+  const region = (customer: string) => (customers.indexOf(customer) < 5 ? 'eu' : 'us');
+  const step = (definition: Omit<CodeStep, 'kind'>): CodeStep => ({ kind: 'code', ...definition });
+  return {
+    name: 'rated',
+    params: {},
+    source: () => customers,
+    steps: [
+      step({ name: 'amounts', version: '1', items: 'source', run: () => 100 }),
+      step({
+        name: 'rates',
+        version: options.fixed ? '2' : '1',
+        items: () => ['eu', 'us'],
+        run: ({ key }) => (key === 'eu' && !options.fixed ? 0.5 : 0.2),
+      }),
+      step({
+        name: 'totals',
+        version: '1',
+        items: 'source',
+        reads: [
+          { step: 'amounts', items: 'same' },
+          { step: 'rates', items: (customer) => [region(customer)] },
+        ],
+        run: ({ key, inputs }) => (inputs.amounts?.[key] as number) * (1 + (inputs.rates?.[region(key)] as number)),
+      }),
+      step({
+        name: 'check',
+        version: '1',
+        items: 'source',
+        reads: [
+          { step: 'totals', items: 'same' },
+          { step: 'amounts', items: 'same' },
+        ],
+        run: ({ key, inputs }) => {
+          if (key === 'c20' && !options.fixed) throw new Error('check: the totals cannot be read');
+          const ok = (inputs.totals?.[key] as number) <= (inputs.amounts?.[key] as number) * 1.3;
+          return ok ? { ok } : { ok, reason: 'the total is more than 130% of the amount' };
+        },
+      }),
+    ],
+  };
+}
+
+describe('workflow why --failed', () => {
+  it('finds the one upstream output every failure read and no pass did, with exact counts', async () => {
+    const { run } = await startRun(rated({ fixed: false }), { store, ...noSleep });
+    const report = await explainFailures(store, run.id, 'check');
+    expect(report).toMatchObject({
+      items: 20,
+      failed: 1,
+      verdicts: 5,
+      passes: 14,
+      unknownReads: 1,
+      compared: { failures: 5, passes: 14 },
+      examples: ['c01', 'c02', 'c03', 'c04', 'c05', 'c20'],
+      // totals c01…c05, amounts c01…c05, rates eu, and each step's version 1.
+      tested: 14,
+    });
+    expect(report.threshold).toBeCloseTo(0.05 / 14, 12);
+    expect(report.steps.map((upstream) => [upstream.step, upstream.level, upstream.via])).toEqual([
+      ['amounts', 1, ['check', 'totals']],
+      ['totals', 1, ['check']],
+      ['rates', 2, ['totals']],
+    ]);
+    const rates = report.steps.find((upstream) => upstream.step === 'rates');
+    expect(rates).toMatchObject({ outputs: 2, readByFailures: 1, sharedByFailures: 1, strong: 1 });
+    expect(rates?.notAsRead).toBeUndefined();
+    expect(rates?.versions).toMatchObject([{ version: '1', failures: 5, passes: 14, chance: 1, strong: false }]);
+    const eu = rates?.ranked[0];
+    expect(eu).toMatchObject({ kind: 'output', item: 'eu', version: '1', failures: 5, passes: 0, lift: null });
+    // 5 of 5 failures among the 5 items that read it, of 19: 1 / C(19, 5).
+    expect(eu?.chance).toBeCloseTo(1 / 11_628, 12);
+    expect(eu?.expected).toBeCloseTo((5 * 5) / 19, 12);
+    expect(eu?.strong).toBe(true);
+    // Each failure's own totals are read by it alone: exclusive, but nothing shared.
+    expect(report.steps[1]).toMatchObject({ step: 'totals', readByFailures: 5, sharedByFailures: 0, strong: 0 });
+    expect(report.verdict).toMatchObject({
+      kind: 'separated',
+      step: 'rates',
+      level: 2,
+      best: { item: 'eu' },
+      strong: 1,
+      failures: 5,
+      passes: 0,
+      also: [],
+    });
+
+    const text = formatFailures(report);
+    expect(text).toContain(
+      'check: 6 of its 20 items failed — 5 with a failing verdict (ok: false), 1 FAILED: c01, c02, c03, c04, c05, c20\n',
+    );
+    expect(text).toMatch(
+      /^ {2}eu v1 [0-9a-f]{12}: 5 of 5 failures \(1\.3 expected\), 0 of 14 passes — read by no pass, chance 1 in 11,628 — STRONG$/m,
+    );
+    expect(text).toMatch(
+      /^verdict: rates \(level 2\) is the deepest step whose outputs set the failures apart: rates eu v1, read by 5 of 5 failures \(1\.3 expected by chance\) and 0 of 14 passes, has a chance of 1 in 11,628\. Taken together, its one strong output, version or state is read by 5 of 5 failures and 0 of 14 passes; every failure reads one of them\. This is correlation over what was read, not proof of a cause\.$/m,
+    );
+
+    const shown = cli('why', run.id, 'check', '--failed');
+    expect(shown.status).toBe(0);
+    expect(shown.stdout).toBe(`${text}\n`);
+    const json = JSON.parse(cli('why', run.id, 'check', '--failed', '--json').stdout) as FailureReport;
+    expect(json.verdict).toMatchObject({ kind: 'separated', step: 'rates' });
+  });
+
+  it('says so when the step has no failures, and refuses wrong combinations', async () => {
+    const { run } = await startRun(rated({ fixed: true }), { store, ...noSleep });
+    const none = cli('why', run.id, 'check', '--failed');
+    expect(none.status).toBe(0);
+    expect(none.stdout).toMatch(
+      /\ncheck: none of its 20 items in this run failed \(no FAILED item, no failing verdict\): nothing to compare\n$/,
+    );
+
+    const withItem = cli('why', run.id, 'check', 'c01', '--failed');
+    expect(withItem.status).toBe(2);
+    expect(withItem.stderr).toBe("harmflow: why --failed compares all of check's failures: give no ITEM (c01)\n");
+    const neither = cli('why', run.id, 'check');
+    expect(neither.status).toBe(2);
+    expect(neither.stderr).toMatch(/why RUN STEP ITEM explains one item; why RUN STEP --failed/);
+    expect(cli('why', run.id, 'checks', '--failed').status).toBe(6);
+    expect(cli('why', '01jf3kaaaa2m4n6p8r0s2t4v6z', 'check', '--failed').status).toBe(6);
+  });
+
+  it('on the statements first run: categorise is where failures share outputs, but nothing beyond chance', {
+    timeout: 60_000,
+  }, async () => {
+    const definition: WorkflowDefinition = {
+      name: 'statements',
+      params: { month: '2026-10' },
+      source: () => customerKeys(),
+      steps: [pullStep(), categoriseStep(1), totalsStep(), narrativeStep(), factCheckStep()],
+    };
+    const providers = { [MODEL.provider]: new StandInModel({ overloadedFrom: 'c-1412' }) };
+    const { run } = await startRun(definition, { store, providers, ...noSleep });
+
+    const report = await explainFailures(store, run.id, 'fact-check', { shown: 5 });
+    expect(report).toMatchObject({ items: 1411, failed: 0, verdicts: 37, passes: 1374, unknownReads: 0 });
+    expect(report.steps.map((upstream) => [upstream.step, upstream.level])).toEqual([
+      ['narrative', 1],
+      ['totals', 1],
+      ['pull', 2],
+      ['categorise', 2],
+    ]);
+    // Every failure read version 1 of every step, as every pass did, and all as read.
+    for (const upstream of report.steps) {
+      expect(upstream.versions).toMatchObject([{ version: '1', failures: 37, passes: 1374 }]);
+      expect(upstream.notAsRead).toBeUndefined();
+    }
+    const categorise = report.steps[3];
+    expect(categorise).toMatchObject({ outputs: 1200, strong: 0 });
+    // The top batches are read by failures ≈4× as often as by passes, at the rate chance gives the top
+    // of 1,200 batches: b-0842 by 8 of the 37 failures where 1.9 are expected.
+    expect(categorise?.ranked[0]).toMatchObject({ item: 'b-0842', version: '1', failures: 8, passes: 66 });
+    for (const batch of categorise?.ranked ?? []) {
+      expect(batch.lift).toBeGreaterThan(3);
+      expect(batch.chance).toBeGreaterThan(report.threshold);
+    }
+    expect(report.verdict).toMatchObject({
+      kind: 'not-separated',
+      strongest: { step: 'categorise', item: 'b-0842' },
+      shared: [{ step: 'categorise', level: 2 }],
+    });
+    const text = formatFailures(report);
+    expect(text).toMatch(
+      /^verdict: nothing the failures read sets them apart from the passes beyond chance\. The strongest, categorise b-0842 v1, read by 8 of 37 failures \(1\.9 expected by chance\) and 66 of 1,374 passes, .* The deepest outputs two failures share \(and not every item reads\) are categorise's \(level 2\)/m,
     );
   });
 });
