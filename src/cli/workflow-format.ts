@@ -135,8 +135,10 @@ export function formatStatus(
       String(counts.failed),
       figures === undefined ? '-' : String(figures.items),
       figures === undefined ? '-' : String(figures.tries),
-      figures === undefined || !model ? '-' : `${tokens(figures.inputTokens)} / ${tokens(figures.outputTokens)}`,
-      figures === undefined ? '-' : money(figures.usd),
+      summary === undefined || !model
+        ? '-'
+        : `${atLeast(summary, 'inputTokens', tokens)} / ${atLeast(summary, 'outputTokens', tokens)}`,
+      summary === undefined ? '-' : atLeast(summary, 'usd', money),
       planned(summary, (plan) => money(plan.usd)),
       figures === undefined ? '-' : hours(figures.hours),
       planned(summary, (plan) => hours(plan.hours)),
@@ -181,6 +183,21 @@ export function formatStatus(
     lines.push(`? ${summary.step}: ${summary.unknown.join('; ')} (reported: ${reported})`);
   }
   return lines.join('\n');
+}
+
+/**
+ * A spent figure: as it is when known; when some of it is unknown (`?` in the summary), what was
+ * reported marked as a floor — `≥ $28.90` — since the unknown part only adds; `?` when nothing was.
+ */
+export function atLeast(
+  summary: SpendSummary,
+  figure: 'inputTokens' | 'outputTokens' | 'usd',
+  format: (value: number) => string,
+): string {
+  const value = summary.spent[figure];
+  if (value !== null) return format(value);
+  const known = summary.known[figure];
+  return known > 0 ? `≥ ${format(known)}` : '?';
 }
 
 /** Who drives a running run, or that the process which drove an interrupted one is gone. */

@@ -1,8 +1,9 @@
 /**
  * `harmflow workflow ls`: the runs of the store, newest first — id, state as it is now (a `running`
  * run whose process is gone is `interrupted`, workflows/run-owner.ts), workflow, when it started and
- * last changed, what it spent in all (dollars; `?` when some of it is unknown: workflows/spend.ts),
- * and why it stopped or what it waits for (the run's message: `185 item(s) await review: …`).
+ * last changed, what it spent in all (dollars; `≥ $X` when some of it is unknown — what was
+ * reported, a floor — and `?` when none was: workflows/spend.ts), and why it stopped or what it
+ * waits for (the run's message: `185 item(s) await review: …`).
  * `--workflow NAME` keeps one workflow's runs; `--json` prints `{runs: [...]}`, each run as the store
  * has it with the state shown and `spend`, its total (SpendSummary). Reads the runs and their spend
  * rows (one row per step and drive), never their items: a list of many large runs costs two queries.
@@ -12,7 +13,7 @@ import type { RunRecord, StepSpend } from '../store/resume-store.js';
 import { type RunStatus, runStatus } from '../workflows/run-owner.js';
 import { type SpendSummary, summarizeSpend } from '../workflows/spend.js';
 import { alignColumns } from './columns.js';
-import { money } from './workflow-format.js';
+import { atLeast, money } from './workflow-format.js';
 import { type StoreOptions, storeOptions, storePlace, withStore } from './workflow-store.js';
 
 /** Registers `ls` under the `workflow` command. */
@@ -57,7 +58,7 @@ export function formatRuns(
     run.workflow,
     minute(run.createdAt),
     minute(run.updatedAt),
-    money(spend.spent.usd),
+    atLeast(spend, 'usd', money),
     run.message ?? '',
   ]);
   const header = ['RUN', 'STATE', 'WORKFLOW', 'STARTED', 'UPDATED', 'SPENT', 'WHY / WAITING FOR'];

@@ -152,7 +152,8 @@ describe('harmflow workflow status: spend', () => {
     const id = await onlyRun();
 
     // c-1's answer was not JSON (its tokens count), c-2 was overloaded once before it answered (that
-    // try reported no tokens: the tokens and dollars are unknown), c-3 answered: 3 answers at $0.60.
+    // try reported no tokens: the tokens and dollars are unknown, what was reported a floor), c-3
+    // answered: 3 answers at $0.60.
     const failed = await spawnHarmflow(['workflow', 'status', id, '--home', home], { env });
     const rows = (text: string) =>
       text
@@ -173,9 +174,9 @@ describe('harmflow workflow status: spend', () => {
         'HOURS',
         'PLANNED H',
       ],
-      ['label', '2', '0', '1', '3', '4', '? / ?', '?', '$1.80', '0.00 h', '0.10 h'],
+      ['label', '2', '0', '1', '3', '4', '≥ 300k / ≥ 60k', '≥ $1.80', '$1.80', '0.00 h', '0.10 h'],
       ['count', '0', '0', '0', '0', '0', '-', '$0.00', '$0.00', '0.00 h', '0.00 h'],
-      ['TOTAL', '2', '0', '1', '3', '4', '? / ?', '?', '$1.80', '0.00 h', '0.10 h'],
+      ['TOTAL', '2', '0', '1', '3', '4', '≥ 300k / ≥ 60k', '≥ $1.80', '$1.80', '0.00 h', '0.10 h'],
     ]);
     expect(failed.stdout).toContain(
       '\n? label: 1 try of a model reported no tokens (reported: $1.80, 300k / 60k tokens)\n',
@@ -200,9 +201,9 @@ describe('harmflow workflow status: spend', () => {
         'HOURS',
         'PLANNED H (LAST / ALL)',
       ],
-      ['label', '3', '0', '0', '4', '5', '? / ?', '?', '$0.60 / $2.40', '0.00 h', '0.00 h / 0.10 h'],
+      ['label', '3', '0', '0', '4', '5', '≥ 400k / ≥ 80k', '≥ $2.40', '$0.60 / $2.40', '0.00 h', '0.00 h / 0.10 h'],
       ['count', '1', '0', '0', '1', '1', '-', '$0.00', '$0.00 / $0.00', '0.00 h', '0.00 h / 0.00 h'],
-      ['TOTAL', '4', '0', '0', '5', '6', '? / ?', '?', '$0.60 / $2.40', '0.00 h', '0.00 h / 0.10 h'],
+      ['TOTAL', '4', '0', '0', '5', '6', '≥ 400k / ≥ 80k', '≥ $2.40', '$0.60 / $2.40', '0.00 h', '0.00 h / 0.10 h'],
     ]);
     expect(after.stdout).toContain('spent in 2 drives (the start and 1 resume)');
     expect(after.stdout).toContain(
