@@ -9,9 +9,9 @@
  * rows (one row per step and drive), never their items: a list of many large runs costs two queries.
  */
 import type { Command } from 'commander';
-import type { RunRecord, StepSpend } from '../store/resume-store.js';
+import type { RunRecord } from '../store/resume-store.js';
 import { type RunStatus, runStatus } from '../workflows/run-owner.js';
-import { type SpendSummary, summarizeSpend } from '../workflows/spend.js';
+import { type RunSpendSummary, type SpendSummary, summarizeRuns } from '../workflows/spend.js';
 import { alignColumns } from './columns.js';
 import { atLeast, money } from './workflow-format.js';
 import { type StoreOptions, storeOptions, storePlace, withStore } from './workflow-store.js';
@@ -26,16 +26,12 @@ export function registerLs(workflow: Command): void {
     .action(async (options: StoreOptions & { workflow?: string; json?: boolean }) => {
       await withStore(storePlace(options), async (store) => {
         const runs = await store.listRuns(options.workflow === undefined ? {} : { workflow: options.workflow });
-        const rows = new Map<string, StepSpend[]>();
-        for (const row of await store.listSpend(runs.map((run) => run.id))) {
-          const list = rows.get(row.run);
-          if (list === undefined) rows.set(row.run, [row]);
-          else list.push(row);
-        }
+        const ids = runs.map((run) => run.id);
+        const spends = summarizeRuns(ids, await store.listSpend(ids));
         const shown = runs.map((run) => ({
           run,
           status: runStatus(run),
-          spend: summarizeSpend(rows.get(run.id) ?? []).total,
+          spend: (spends.get(run.id) as RunSpendSummary).total,
         }));
         if (options.json) {
           const json = shown.map(({ run, status, spend }) => ({ ...run, ...status, spend }));

@@ -5,6 +5,21 @@
  * given, reading optional fields as optional. Plain data: no DOM, no Node.
  */
 
+/**
+ * What a run or a step spent over the run's drives (workflows/spend.ts's SpendSummary): a figure is
+ * `null` when part of it is unknown, `known` holding what was reported; `planned` what the plans
+ * estimated (the latest drive's, and all drives' added up; `null`: no plan).
+ */
+export interface Spend {
+  readonly spent: { readonly usd: number | null; readonly hours: number; readonly tries: number };
+  readonly known: { readonly usd: number };
+  readonly unknown: readonly string[];
+  readonly planned: {
+    readonly latest: { readonly usd: number | null } | null;
+    readonly total: { readonly usd: number | null } | null;
+  };
+}
+
 export interface RunRow {
   readonly id: string;
   readonly workflow: string;
@@ -14,6 +29,8 @@ export interface RunRow {
   readonly createdAt: string;
   readonly updatedAt: string;
   readonly owner?: { readonly pid: number; readonly host: string; readonly since: string };
+  /** In the list: what the run spent in all. */
+  readonly spend?: Spend;
 }
 
 export interface StepCounts {
@@ -21,6 +38,8 @@ export interface StepCounts {
   readonly done: number;
   readonly reused: number;
   readonly failed: number;
+  /** What the step spent, when any drive computed it. */
+  readonly spend?: Spend;
 }
 
 export interface WaitingItem {
@@ -73,4 +92,22 @@ export function stepPhrase(step: StepCounts): string {
   const reused = step.reused > 0 ? ` (${step.reused.toLocaleString('en')} reused)` : '';
   const failed = step.failed > 0 ? `, ${step.failed.toLocaleString('en')} failed` : '';
   return `${step.step}: ${step.done.toLocaleString('en')} done${reused}${failed}`;
+}
+
+/**
+ * Dollars spent, as `harmflow workflow status` writes them: `$12.40`; `≥ $12.40` when part of it is
+ * unknown (what was reported, a floor); `?` when nothing was; `–` when nothing is recorded.
+ */
+export function spentUsd(spend: Spend | undefined): string {
+  if (spend === undefined) return '–';
+  if (spend.spent.usd !== null) return `$${spend.spent.usd.toFixed(2)}`;
+  return spend.known.usd > 0 ? `≥ $${spend.known.usd.toFixed(2)}` : '?';
+}
+
+/** Spent beside planned: `$72.00 of $72.00 planned`, the plans of all drives added up. */
+export function spentAgainstPlan(spend: Spend | undefined): string {
+  const planned = spend?.planned.total?.usd;
+  return planned === undefined || planned === null
+    ? spentUsd(spend)
+    : `${spentUsd(spend)} of $${planned.toFixed(2)} planned`;
 }

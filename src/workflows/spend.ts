@@ -138,6 +138,13 @@ export interface RunSpendSummary {
 
 const HOUR_MS = 3_600_000;
 
+/** The spend of each of several runs: listSpend's rows of `runs`, summarized per run (none: a run's total is unknown). */
+export function summarizeRuns(runs: readonly string[], rows: readonly StepSpend[]): Map<string, RunSpendSummary> {
+  const byRun = new Map<string, StepSpend[]>(runs.map((run) => [run, []]));
+  for (const row of rows) byRun.get(row.run)?.push(row);
+  return new Map([...byRun].map(([run, ofRun]) => [run, summarizeSpend(ofRun)]));
+}
+
 /** A run's spend rows (listSpend, one run's), added up per step — in the latest drive's order — and in total. */
 export function summarizeSpend(rows: readonly StepSpend[]): RunSpendSummary {
   const drives = rows.reduce((last, row) => Math.max(last, row.drive), 0);

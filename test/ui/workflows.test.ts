@@ -89,6 +89,8 @@ describe.skipIf(!available)('the Workflows screen and the Review page in Chromiu
     const row = page.locator(`#rows tr[data-id="${run}"]`);
     await expect.poll(() => row.locator('td.state').textContent(), { timeout: 15_000 }).toBe('waiting');
     expect(await row.textContent()).toMatch(/185 item\(s\) await review/);
+    // Spent in all: the fact-check retries on 529 reported no tokens, so the total is a floor.
+    expect(await row.locator('td[data-label="Spent"]').textContent()).toMatch(/^≥ \$\d+\.\d\d$/);
     await page.screenshot({ path: join(SHOTS, 'workflows.png') });
     await page.keyboard.press('j');
     await expect.poll(() => row.getAttribute('aria-selected')).toBe('true');
@@ -102,6 +104,11 @@ describe.skipIf(!available)('the Workflows screen and the Review page in Chromiu
     expect(await items.count()).toBe(185);
     await expect.poll(() => items.first().locator('.because').textContent()).toMatch(/^because: .+ ← .+/);
     expect(await items.first().locator('pre.diff .add').count()).toBeGreaterThan(0);
+    // categorise ran in both drives (v1, then the fix's v2): 2 × 1,200 batches, as the two plans said.
+    const categorise = page.locator('#rows tr', { hasText: 'categorise' });
+    await expect
+      .poll(() => categorise.locator('td[data-label="Spent"]').textContent())
+      .toBe('$72.00 of $72.00 planned');
     await page.locator('#reviewer').fill(REVIEWER);
     await page.locator('#reviewer').press('Tab');
     await page.screenshot({ path: join(SHOTS, 'review.png') });
@@ -127,6 +134,9 @@ describe.skipIf(!available)('the Workflows screen and the Review page in Chromiu
     expect(await page.locator('#confirm-yes').textContent()).toBe('Approve 184');
     await page.locator('#confirm-yes').click();
     await expect.poll(() => title.textContent(), { timeout: 30_000 }).toBe('Waiting for review: 0');
+    await expect
+      .poll(() => page.locator('#decided details.approved summary').textContent())
+      .toMatch(/^184 approved by Dana Reyes, the last at /);
     const decided = await reviewOf();
     expect(decided.waiting).toHaveLength(0);
     expect(decided.approved).toHaveLength(184);

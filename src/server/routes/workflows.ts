@@ -1,6 +1,6 @@
 /**
- * Workflow routes, mounted at `/api/workflows` (docs/api.md): the runs of the resume store, one run
- * with its items per step, what its review steps wait on — each item as `harmflow workflow review`
+ * Workflow routes, mounted at `/api/workflows` (docs/api.md): the runs of the resume store with what
+ * each spent, one run with its items and spend per step, what its review steps wait on — each item as `harmflow workflow review`
  * shows it — the decisions on them, and a resume. Reads and decisions go to the ResumeStore (the
  * state directory's, or a cluster's); a review needs the run's workflow file, loaded from the path
  * the run recorded (a file changed on disk is loaded anew). Runs are named by their ids, checked
@@ -25,6 +25,7 @@ import { loadWorkflowModule } from '../../workflows/module.js';
 import { type Approval, approve, BY_RULE, type PendingReview, pendingReviews, reject } from '../../workflows/review.js';
 import { shownReview } from '../../workflows/review-shown.js';
 import { runStatus } from '../../workflows/run-owner.js';
+import { summarizeRuns, summarizeSpend } from '../../workflows/spend.js';
 import { jsonBody } from './executions.js';
 
 export interface WorkflowRoutesOptions {
@@ -61,7 +62,9 @@ export function workflowRoutes(options: WorkflowRoutesOptions): Hono {
     const query = ListQuery.safeParse(c.req.query());
     if (!query.success) throw new UsageError(`bad query: ${describeIssue(query.error)}`);
     const runs = await store.listRuns(query.data.workflow === undefined ? {} : { workflow: query.data.workflow });
-    return c.json({ runs: runs.map(shown) });
+    const ids = runs.map((run) => run.id);
+    const spends = summarizeRuns(ids, await store.listSpend(ids));
+    return c.json({ runs: runs.map((run) => ({ ...shown(run), spend: spends.get(run.id)?.total })) });
   });
 
   app.get('/runs/:id', async (c) => {
@@ -70,7 +73,13 @@ export function workflowRoutes(options: WorkflowRoutesOptions): Hono {
       (definition) => definition.steps.map((step) => step.name),
       () => [], // a file gone or broken: the steps the run has items of, in the order it reached them
     );
-    return c.json({ run: shown(run), steps: stepCounts(await store.listRunItems(run.id), order) });
+    const spend = summarizeSpend(await store.listSpend([run.id]));
+    const spentBy = new Map(spend.steps.map(({ step, ...summary }) => [step, summary]));
+    const steps = stepCounts(await store.listRunItems(run.id), order).map((counts) => {
+      const spent = spentBy.get(counts.step);
+      return spent === undefined ? counts : { ...counts, spend: spent };
+    });
+    return c.json({ run: shown(run), steps, spend: { drives: spend.drives, total: spend.total } });
   });
 
   app.get('/runs/:id/reviews', async (c) => {

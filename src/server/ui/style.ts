@@ -62,7 +62,8 @@ form.send { display: flex; gap: .5rem; margin-top: .8rem; }
 form.send textarea { flex: 1; min-height: 3rem; }
 pre.diff { overflow-x: auto; font-size: .85rem; background: var(--panel); padding: .6rem; border-radius: 6px; }
 pre.diff .add { color: var(--good); } pre.diff .del { color: var(--bad); }
-.nowrap { white-space: nowrap; }
+.nowrap { white-space: nowrap; overflow-wrap: normal; }
+table.rows th { white-space: nowrap; }
 td.run-id { font-family: ui-monospace, monospace; font-size: .85rem; white-space: nowrap; }
 .review-items { border: 1px solid var(--line); border-radius: 6px; max-height: 60vh; overflow-y: auto; }
 .review-items [role="option"] { padding: .4rem .7rem; border-bottom: 1px solid var(--line); }
@@ -72,7 +73,7 @@ td.run-id { font-family: ui-monospace, monospace; font-size: .85rem; white-space
 .review-items pre.diff { white-space: pre-wrap; overflow-wrap: anywhere; margin: .3rem 0; }
 ul.decisions { padding-left: 1.2rem; }
 ul.decisions .rejected strong { color: var(--bad); }
-ul.decisions .approved strong { color: var(--good); }
+details.approved summary { color: var(--good); font-weight: 600; cursor: pointer; }
 #note-dialog textarea { width: 100%; min-height: 5rem; font: inherit; }
 h2 { font-size: 1.1rem; margin: 1.2rem 0 .5rem; }
 dl.facts { display: grid; grid-template-columns: max-content minmax(0, 1fr); gap: .25rem 1rem; }

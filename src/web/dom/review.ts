@@ -12,7 +12,14 @@
  * (`POST …/resume`) starts `harmflow workflow resume` on the service's machine.
  */
 import { GLOBAL_KEYS, REVIEW_KEYS } from '../keys/keymap.js';
-import { type RunReview, type RunRow, runLine, type StepCounts, type WaitingItem } from '../workflow-records.js';
+import {
+  type RunReview,
+  type RunRow,
+  runLine,
+  type StepCounts,
+  spentAgainstPlan,
+  type WaitingItem,
+} from '../workflow-records.js';
 import { confirmAction } from './confirm.js';
 import { byId, el, formatTime } from './el.js';
 import { installKeys } from './keyboard.js';
@@ -104,7 +111,7 @@ function renderRun(shown: RunRow, steps: readonly StepCounts[]): void {
         el('td', { 'data-label': 'Done' }, step.done.toLocaleString('en')),
         el('td', { 'data-label': 'Reused' }, step.reused.toLocaleString('en')),
         el('td', { 'data-label': 'Failed' }, step.failed.toLocaleString('en')),
-        el('td', { 'data-label': 'Spent' }, '–'),
+        el('td', { 'data-label': 'Spent' }, spentAgainstPlan(step.spend)),
       ),
     ),
   );
@@ -120,28 +127,33 @@ function renderReview(current: RunReview): void {
       ? [el('p', { class: 'empty' }, 'Nothing waits for review in this run.')]
       : waiting.map((item, index) => itemOf(item, index === selected))),
   );
-  const decided = [
-    ...current.rejected.map((item) =>
+  const rejections = current.rejected.map((item) =>
+    el(
+      'li',
+      { class: 'rejected', 'data-key': item.key },
+      el('strong', {}, `${item.step} ${item.key}`),
+      ` — ${item.error} (${when(item.at)}). Not sent: it waits until a fix changes it.`,
+    ),
+  );
+  // Approvals by who gave them: a sitting approves hundreds, listed under one line each reviewer.
+  const byWhom = new Map<string, (typeof current.approved)[number][]>();
+  for (const item of current.approved) byWhom.set(item.by, [...(byWhom.get(item.by) ?? []), item]);
+  const approvals = [...byWhom].map(([by, items]) =>
+    el(
+      'details',
+      { class: 'approved' },
+      el('summary', {}, `${items.length} approved by ${by}, the last at ${when(items.at(-1)?.at ?? '')}`),
       el(
-        'li',
-        { class: 'rejected', 'data-key': item.key },
-        el('strong', {}, `${item.step} ${item.key}`),
-        ` rejected — waits until a fix changes it · ${item.error} · ${when(item.at)}`,
+        'ul',
+        { class: 'decisions' },
+        ...items.map((item) => el('li', { 'data-key': item.key }, `${item.step} ${item.key} · ${when(item.at)}`)),
       ),
     ),
-    ...current.approved.map((item) =>
-      el(
-        'li',
-        { class: 'approved', 'data-key': item.key },
-        el('strong', {}, `${item.step} ${item.key}`),
-        ` approved by ${item.by} · ${when(item.at)}`,
-      ),
-    ),
-  ];
+  );
   byId('decided').replaceChildren(
-    decided.length === 0
-      ? el('p', { class: 'muted' }, 'No decision yet.')
-      : el('ul', { class: 'decisions' }, ...decided),
+    ...(rejections.length + approvals.length === 0
+      ? [el('p', { class: 'muted' }, 'No decision yet.')]
+      : [...(rejections.length > 0 ? [el('ul', { class: 'decisions' }, ...rejections)] : []), ...approvals]),
   );
 }
 
@@ -249,8 +261,10 @@ async function resume(): Promise<void> {
   if (!yes) return;
   busy = true;
   try {
-    const started = (await api.post(`/api/workflows/runs/${run}/resume`)) as { pid: number; log: string };
-    say(`Resumed by process ${started.pid} (its output: ${started.log}).`);
+    const started = (await api.post(`/api/workflows/runs/${run}/resume`)) as { pid: number };
+    say(
+      `Resumed: process ${started.pid} drives the run (its output: workflow-logs/${run}.log in the state directory).`,
+    );
   } catch (error) {
     say(`Not resumed: ${(error as Error).message}`);
   } finally {

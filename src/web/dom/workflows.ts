@@ -1,11 +1,11 @@
 /**
  * The Workflows screen (`/workflows`): every workflow run, newest first — its id, workflow, state as
- * it is now (`interrupted` for a run whose process is gone), its steps' progress, when it started,
- * and why it stopped or what it waits for — fetched every 2 s (`GET /api/workflows/runs`, and each
- * running or waiting run's items per step). `j`/`k` select a run, `Enter` opens its Review page.
+ * it is now (`interrupted` for a run whose process is gone), its steps' progress, what it spent
+ * (`≥ $X` when part of it is unknown), when it started, and why it stopped or what it waits for —
+ * fetched every 2 s (`GET /api/workflows/runs`, and each running or waiting run's items per step). `j`/`k` select a run, `Enter` opens its Review page.
  */
 import { GLOBAL_KEYS, LIST_KEYS } from '../keys/keymap.js';
-import { type RunRow, type StepCounts, stepPhrase } from '../workflow-records.js';
+import { type RunRow, type StepCounts, spentUsd, stepPhrase } from '../workflow-records.js';
 import { byId, el, formatTime } from './el.js';
 import { installKeys } from './keyboard.js';
 import { RowList } from './row-list.js';
@@ -54,12 +54,12 @@ function rowOf(run: Row): HTMLTableRowElement {
   return el(
     'tr',
     {},
-    el('td', { 'data-label': 'Workflow' }, el('a', { href: `/workflows/${run.id}` }, run.workflow)),
+    el('td', { 'data-label': 'Workflow', class: 'nowrap' }, el('a', { href: `/workflows/${run.id}` }, run.workflow)),
     // The id's head tells runs apart in a list; the whole id is in the title and on the run's page.
     el('td', { 'data-label': 'Run', class: 'run-id', title: run.id }, `${run.id.slice(0, 10)}…`),
     el('td', { 'data-label': 'State', class: `state state-${run.state} nowrap` }, run.state),
-    el('td', { 'data-label': 'Steps' }, last === undefined ? '–' : stepPhrase(last)),
-    el('td', { 'data-label': 'Spent' }, '–'),
+    el('td', { 'data-label': 'Steps', class: 'nowrap' }, last === undefined ? '–' : stepPhrase(last)),
+    el('td', { 'data-label': 'Spent', class: 'nowrap' }, spentUsd(run.spend)),
     el(
       'td',
       { 'data-label': 'Started', class: 'nowrap' },
