@@ -325,11 +325,7 @@ export async function planStepItems(input: StepItemsInput, state: PlanState): Pr
  * runs stored, else the count the step's estimate declares (`estimate.items`) — said in a note, since
  * the item set may differ once the upstream has run.
  */
-async function keysOf(
-  input: StepItemsInput,
-  state: PlanState,
-  notes: string[],
-): Promise<readonly string[] | number> {
+async function keysOf(input: StepItemsInput, state: PlanState, notes: string[]): Promise<readonly string[] | number> {
   try {
     return await state.resolve(() => itemsOf(input.step, input.definition, state.view, input.params));
   } catch (error) {

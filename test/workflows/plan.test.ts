@@ -316,7 +316,9 @@ describe('planResume: items from other runs and items not listable yet', () => {
       willRun: { items: 3, reasons: { new: 3 } },
       estimated: true,
       cost: { hours: 3 / 3600 },
-      notes: ['its items cannot be listed yet (step list has no stored output for item all): 3 counted from the step\'s estimate'],
+      notes: [
+        "its items cannot be listed yet (step list has no stored output for item all): 3 counted from the step's estimate",
+      ],
     });
 
     broken = false;
