@@ -382,34 +382,6 @@ export function runItemParams(item: RunItem): unknown[] {
   ];
 }
 
-/** The columns of `run_spend`, keyed like StepSpend (the price and the plan flattened). */
-export const SPEND_COLUMNS = {
-  run: 'run',
-  drive: 'drive',
-  step: 'step',
-  position: 'position',
-  startedAt: 'started_at',
-  kind: 'kind',
-  model: 'model',
-  priceIn: 'price_in',
-  priceOut: 'price_out',
-  items: 'items',
-  failed: 'failed',
-  tries: 'tries',
-  itemMs: 'item_ms',
-  inputTokens: 'input_tokens',
-  outputTokens: 'output_tokens',
-  unreportedTokens: 'unreported_tokens',
-  unreportedItems: 'unreported_items',
-  wallMs: 'wall_ms',
-  planned: 'planned',
-  plannedItems: 'planned_items',
-  plannedInputTokens: 'planned_input_tokens',
-  plannedOutputTokens: 'planned_output_tokens',
-  plannedUsd: 'planned_usd',
-  plannedHours: 'planned_hours',
-} as const;
-
 /** The figures a SpendDelta adds, keyed like it: `run_spend`'s columns that only ever grow. */
 export const SPEND_ADDED = {
   items: 'items',
@@ -421,6 +393,31 @@ export const SPEND_ADDED = {
   unreportedTokens: 'unreported_tokens',
   unreportedItems: 'unreported_items',
   wallMs: 'wall_ms',
+} as const;
+
+/** A drive step's figures before anything is spent: every added figure 0. */
+export const NOTHING_SPENT = Object.fromEntries(Object.keys(SPEND_ADDED).map((key) => [key, 0])) as {
+  readonly [K in keyof typeof SPEND_ADDED]: 0;
+};
+
+/** The columns of `run_spend`, keyed like StepSpend (the price and the plan flattened). */
+export const SPEND_COLUMNS = {
+  run: 'run',
+  drive: 'drive',
+  step: 'step',
+  position: 'position',
+  startedAt: 'started_at',
+  kind: 'kind',
+  model: 'model',
+  priceIn: 'price_in',
+  priceOut: 'price_out',
+  ...SPEND_ADDED,
+  planned: 'planned',
+  plannedItems: 'planned_items',
+  plannedInputTokens: 'planned_input_tokens',
+  plannedOutputTokens: 'planned_output_tokens',
+  plannedUsd: 'planned_usd',
+  plannedHours: 'planned_hours',
 } as const;
 
 type Added = keyof typeof SPEND_ADDED;
@@ -445,15 +442,7 @@ export function driveStepRow(run: string, drive: number, position: number, step:
     model: step.model ?? null,
     priceIn: step.price?.inputPerMTok ?? null,
     priceOut: step.price?.outputPerMTok ?? null,
-    items: 0,
-    failed: 0,
-    tries: 0,
-    itemMs: 0,
-    inputTokens: 0,
-    outputTokens: 0,
-    unreportedTokens: 0,
-    unreportedItems: 0,
-    wallMs: 0,
+    ...NOTHING_SPENT,
     planned: planned === undefined ? 0 : 1,
     plannedItems: planned?.items ?? null,
     plannedInputTokens: planned?.inputTokens ?? null,

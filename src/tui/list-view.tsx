@@ -6,6 +6,7 @@
  * `height` rows that holds the selection. Stateless: the app owns rows, selection and size.
  */
 import { Box, Text } from 'ink';
+import { RowLine } from './row-line.js';
 import { type Cells, cellsOf, type ExecutionScreen, type ListedExecution } from './rows.js';
 import { stateColor } from './theme.js';
 
@@ -76,25 +77,20 @@ function Line(props: {
   stateColor?: string | undefined;
 }) {
   const { cells, screen } = props;
-  const inverse = props.color && props.marker !== '';
-  const cell = (text: string, width: number | undefined, color?: string) => (
-    <Box width={width} flexGrow={width === undefined ? 1 : 0} flexShrink={width === undefined ? 1 : 0} paddingRight={1}>
-      <Text wrap="truncate-end" bold={props.bold} inverse={inverse} {...(color !== undefined && { color })}>
-        {text}
-      </Text>
-    </Box>
-  );
   return (
-    <Box flexDirection="row">
-      <Box width={WIDTHS.marker} flexShrink={0}>
-        <Text>{props.marker}</Text>
-      </Box>
-      {cell(cells.id, WIDTHS.id)}
-      {cell(cells.task, undefined)}
-      {cell(cells.state, WIDTHS.state, props.stateColor)}
-      {cell(cells.harness, WIDTHS.harness[screen])}
-      {cell(cells.attempts, WIDTHS.attempts)}
-      {cell(cells.age, WIDTHS.age)}
-    </Box>
+    <RowLine
+      marker={props.marker}
+      markerWidth={WIDTHS.marker}
+      color={props.color}
+      bold={props.bold}
+      cells={[
+        { text: cells.id, width: WIDTHS.id },
+        { text: cells.task },
+        { text: cells.state, width: WIDTHS.state, color: props.stateColor },
+        { text: cells.harness, width: WIDTHS.harness[screen] },
+        { text: cells.attempts, width: WIDTHS.attempts },
+        { text: cells.age, width: WIDTHS.age },
+      ]}
+    />
   );
 }

@@ -7,6 +7,7 @@
  * holds the selection. Stateless: the app owns rows, selection and size.
  */
 import { Box, Text } from 'ink';
+import { RowLine } from './row-line.js';
 import { type ListedRun, type RunCells, runCellsOf, STANDOUT_STATES } from './run-rows.js';
 import { stateColor } from './theme.js';
 
@@ -68,32 +69,19 @@ function RunLine(props: {
   standout?: boolean;
 }) {
   const { cells } = props;
-  const inverse = props.color && props.marker !== '';
-  const cell = (text: string, width: number | undefined, style: { color?: string; bold?: boolean } = {}) => (
-    <Box width={width} flexGrow={width === undefined ? 1 : 0} flexShrink={width === undefined ? 1 : 0} paddingRight={1}>
-      <Text
-        wrap="truncate-end"
-        bold={props.bold || style.bold === true}
-        inverse={inverse}
-        {...(style.color !== undefined && { color: style.color })}
-      >
-        {text}
-      </Text>
-    </Box>
-  );
   return (
-    <Box flexDirection="row">
-      <Box width={WIDTHS.marker} flexShrink={0}>
-        <Text>{props.marker}</Text>
-      </Box>
-      {cell(cells.id, WIDTHS.id)}
-      {cell(cells.workflow, WIDTHS.workflow)}
-      {cell(cells.state, WIDTHS.state, {
-        ...(props.stateColor !== undefined && { color: props.stateColor }),
-        bold: props.standout === true,
-      })}
-      {cell(cells.started, WIDTHS.started)}
-      {cell(cells.why, undefined)}
-    </Box>
+    <RowLine
+      marker={props.marker}
+      markerWidth={WIDTHS.marker}
+      color={props.color}
+      bold={props.bold}
+      cells={[
+        { text: cells.id, width: WIDTHS.id },
+        { text: cells.workflow, width: WIDTHS.workflow },
+        { text: cells.state, width: WIDTHS.state, color: props.stateColor, bold: props.standout === true },
+        { text: cells.started, width: WIDTHS.started },
+        { text: cells.why },
+      ]}
+    />
   );
 }

@@ -24,6 +24,8 @@ describe('the Workbench routes', () => {
       ['/', 'executions.js'],
       ['/history', 'history.js'],
       [`/executions/${RUNNING_ID}`, 'detail.js'],
+      ['/workflows', 'workflows.js'],
+      [`/workflows/${RUNNING_ID}`, 'review.js'],
     ] as const) {
       const response = await browse(path);
       expect(response.status).toBe(200);
@@ -57,5 +59,7 @@ describe('the Workbench routes', () => {
     expect((await browse('/', { origin: 'http://evil.example' })).status).toBe(403);
     expect((await browse('/history', { host: 'evil.example:7878' })).status).toBe(403);
     expect((await browse('/executions/not-an-id')).status).toBe(404);
+    expect((await browse('/workflows/not-a-run')).status).toBe(404);
+    expect((await browse('/workflows', { origin: 'http://evil.example' })).status).toBe(403);
   });
 });

@@ -5,6 +5,7 @@
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { NotFoundError } from '../../src/core/errors.js';
+import { NOTHING_SPENT } from '../../src/store/resume-rows.js';
 import type {
   DriveStep,
   ItemCommit,
@@ -594,15 +595,7 @@ export function describeResumeStoreConformance(name: string, open: () => Promise
         kind: step.kind,
         ...(step.model !== undefined && { model: step.model }),
         ...(step.price !== undefined && { price: step.price }),
-        items: 0,
-        failed: 0,
-        tries: 0,
-        itemMs: 0,
-        inputTokens: 0,
-        outputTokens: 0,
-        unreportedTokens: 0,
-        unreportedItems: 0,
-        wallMs: 0,
+        ...NOTHING_SPENT,
         ...(step.planned !== undefined && { planned: step.planned }),
       });
 

@@ -7,9 +7,11 @@
  * execution's actions (resume a wait, switch harness, cancel), the dialog that asks before each, and
  * the one that asks which harness to switch to.
  */
+
+import type { Child } from 'hono/jsx';
 import { HARNESS_NAMES } from '../../core/outcome.js';
 import { SWITCH_EXPLANATION } from '../../web/execution-actions.js';
-import { Layout } from './layout.js';
+import { Layout, type Screen } from './layout.js';
 
 /**
  * The dialog that asks before an action that cannot be taken back (src/web/dom/confirm.ts fills and
@@ -50,23 +52,49 @@ export function RowsTable({ label, columns }: { label: string; columns: readonly
   );
 }
 
+/**
+ * A list screen: its title, a summary line its module fills (`#summary`), and its table (`#rows`);
+ * `children` (filters) go between the title and the summary.
+ */
+export function ListScreen(props: {
+  readonly title: string;
+  readonly screen: Screen;
+  readonly module: string;
+  readonly label: string;
+  readonly columns: readonly string[];
+  readonly children?: Child;
+}) {
+  return (
+    <Layout title={props.title} screen={props.screen} module={props.module}>
+      <h1>{props.title}</h1>
+      {props.children}
+      <p class="muted" id="summary" aria-live="polite" />
+      <RowsTable label={props.label} columns={props.columns} />
+    </Layout>
+  );
+}
+
 export function ExecutionsPage() {
   return (
-    <Layout title="Executions" screen="executions" module="executions.js">
-      <h1>Executions</h1>
-      <p class="muted" id="summary" aria-live="polite" />
-      <RowsTable
-        label="Running, queued and waiting executions"
-        columns={['Task', 'State', 'Harness', 'Elapsed / timeout', 'Tokens', 'Cost', 'Disk']}
-      />
-    </Layout>
+    <ListScreen
+      title="Executions"
+      screen="executions"
+      module="executions.js"
+      label="Running, queued and waiting executions"
+      columns={['Task', 'State', 'Harness', 'Elapsed / timeout', 'Tokens', 'Cost', 'Disk']}
+    />
   );
 }
 
 export function HistoryPage() {
   return (
-    <Layout title="History" screen="history" module="history.js">
-      <h1>History</h1>
+    <ListScreen
+      title="History"
+      screen="history"
+      module="history.js"
+      label="Ended executions, newest first"
+      columns={['Task', 'Outcome', 'Harnesses', 'Switches', 'Duration', 'Cost', 'Disk', 'Ended']}
+    >
       <search class="filters">
         <label>
           Outcome{' '}
@@ -88,12 +116,7 @@ export function HistoryPage() {
           Text <input type="search" id="filter-text" placeholder="task, branch, message" aria-keyshortcuts="/" />
         </label>
       </search>
-      <p class="muted" id="summary" aria-live="polite" />
-      <RowsTable
-        label="Ended executions, newest first"
-        columns={['Task', 'Outcome', 'Harnesses', 'Switches', 'Duration', 'Cost', 'Disk', 'Ended']}
-      />
-    </Layout>
+    </ListScreen>
   );
 }
 

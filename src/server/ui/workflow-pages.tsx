@@ -6,18 +6,17 @@
  * `/api/workflows`; the run id reaches the review module through `data-run`, checked by the route.
  */
 import { Layout } from './layout.js';
-import { ConfirmDialog, RowsTable } from './pages.js';
+import { ConfirmDialog, ListScreen, RowsTable } from './pages.js';
 
 export function WorkflowsPage() {
   return (
-    <Layout title="Workflows" screen="workflows" module="workflows.js">
-      <h1>Workflows</h1>
-      <p class="muted" id="summary" aria-live="polite" />
-      <RowsTable
-        label="Workflow runs, newest first"
-        columns={['Workflow', 'Run', 'State', 'Steps', 'Spent', 'Started', 'Waiting for / why']}
-      />
-    </Layout>
+    <ListScreen
+      title="Workflows"
+      screen="workflows"
+      module="workflows.js"
+      label="Workflow runs, newest first"
+      columns={['Workflow', 'Run', 'State', 'Steps', 'Spent', 'Started', 'Waiting for / why']}
+    />
   );
 }
 

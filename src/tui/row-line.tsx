@@ -1,0 +1,54 @@
+/** @jsxImportSource react */
+/**
+ * One line of a list screen's table (list-view.tsx, run-list-view.tsx): the marker column (`›` on
+ * the selected row), then cells cut to their column widths — a cell without a width takes what the
+ * others leave — shown inverse on the selected row when colour is on. The screens say which cells,
+ * in which order, with which widths and colours.
+ */
+import { Box, Text } from 'ink';
+
+/** One cell: its text, its width (a trailing space included; none: the rest of the line), and its style. */
+export interface LineCell {
+  readonly text: string;
+  readonly width?: number;
+  readonly color?: string | undefined;
+  readonly bold?: boolean;
+}
+
+export function RowLine(props: {
+  readonly cells: readonly LineCell[];
+  readonly marker: string;
+  readonly markerWidth: number;
+  readonly color: boolean;
+  /** Every cell bold (the header line). */
+  readonly bold: boolean;
+}) {
+  const inverse = props.color && props.marker !== '';
+  return (
+    <Box flexDirection="row">
+      <Box width={props.markerWidth} flexShrink={0}>
+        <Text>{props.marker}</Text>
+      </Box>
+      {props.cells.map((cell, index) => (
+        <Box
+          // The cells of a line are fixed by the screen: their order is their identity.
+          // biome-ignore lint/suspicious/noArrayIndexKey: see above
+          key={index}
+          width={cell.width}
+          flexGrow={cell.width === undefined ? 1 : 0}
+          flexShrink={cell.width === undefined ? 1 : 0}
+          paddingRight={1}
+        >
+          <Text
+            wrap="truncate-end"
+            bold={props.bold || cell.bold === true}
+            inverse={inverse}
+            {...(cell.color !== undefined && { color: cell.color })}
+          >
+            {cell.text}
+          </Text>
+        </Box>
+      ))}
+    </Box>
+  );
+}
