@@ -34,6 +34,7 @@ import type {
   StoredOutput,
 } from './resume-store.js';
 import { flag } from './rows.js';
+import { NOTHING_SPENT, type SpendFigure, type SpendSum, SpendSums } from './spend-sums.js';
 import type { Parameter } from './sql.js';
 
 /** A record key and its column; `hash`: a SHA-256 stored as bytes (`optional`: it may be NULL). */
@@ -393,12 +394,7 @@ export const SPEND_ADDED = {
   unreportedTokens: 'unreported_tokens',
   unreportedItems: 'unreported_items',
   wallMs: 'wall_ms',
-} as const;
-
-/** A drive step's figures before anything is spent: every added figure 0. */
-export const NOTHING_SPENT = Object.fromEntries(Object.keys(SPEND_ADDED).map((key) => [key, 0])) as {
-  readonly [K in keyof typeof SPEND_ADDED]: 0;
-};
+} as const satisfies Record<SpendFigure, string>;
 
 /** The columns of `run_spend`, keyed like StepSpend (the price and the plan flattened). */
 export const SPEND_COLUMNS = {
@@ -419,8 +415,6 @@ export const SPEND_COLUMNS = {
   plannedUsd: 'planned_usd',
   plannedHours: 'planned_hours',
 } as const;
-
-type Added = keyof typeof SPEND_ADDED;
 
 /** `SET items = items + <p1>, …`: the added columns, each plus its parameter (`parameter(key, n)` from `first`). */
 export function spendAddSql(parameter: (key: string, position: number) => string, first = 1): string {
@@ -453,44 +447,14 @@ export function driveStepRow(run: string, drive: number, position: number, step:
 }
 
 /**
- * `deltas` added up per (run, drive, step), in that key's code unit order: each step of a drive is
- * written once a commit, and rows are always taken in one order (no deadlock between committers).
- * Every figure is a finite number ≥ 0, or this throws before anything is written.
+ * `deltas` added up per (run, drive, step), in that key's code unit order (SpendSums): each step of a
+ * drive is written once a commit. Every figure is a finite number ≥ 0, or this throws before anything
+ * is written.
  */
-export function mergeSpend(
-  deltas: readonly SpendDelta[],
-): (Pick<SpendDelta, 'run' | 'drive' | 'step'> & Record<Added, number>)[] {
-  const merged = new Map<string, Pick<SpendDelta, 'run' | 'drive' | 'step'> & Record<Added, number>>();
-  for (const delta of deltas) {
-    const key = JSON.stringify([delta.run, delta.drive, delta.step]);
-    let sum = merged.get(key);
-    if (sum === undefined) {
-      sum = { run: delta.run, drive: delta.drive, step: delta.step, ...zeroSpend() };
-      merged.set(key, sum);
-    }
-    for (const figure of Object.keys(SPEND_ADDED) as Added[]) {
-      const value = delta[figure] ?? 0;
-      if (!Number.isFinite(value) || value < 0) {
-        throw new HarmflowError(`spend ${figure} ${value} of step ${delta.step} is not a number ≥ 0`, EXIT.internal);
-      }
-      sum[figure] += value;
-    }
-  }
-  return [...merged].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([, sum]) => sum);
-}
-
-function zeroSpend(): Record<Added, number> {
-  return {
-    items: 0,
-    failed: 0,
-    tries: 0,
-    itemMs: 0,
-    inputTokens: 0,
-    outputTokens: 0,
-    unreportedTokens: 0,
-    unreportedItems: 0,
-    wallMs: 0,
-  };
+export function mergeSpend(deltas: readonly SpendDelta[]): SpendSum[] {
+  const sums = new SpendSums();
+  for (const delta of deltas) sums.add(delta);
+  return sums.list();
 }
 
 const amount = z.number();

@@ -7,10 +7,12 @@
  * another, in the order the results came. The runner (run.ts) owns one per drive.
  *
  * A result's spend (what computing it cost, ResumeStore SpendDelta) is committed in its result's
- * transaction; spend without a result (an item out of tries, a step's wall-clock time) goes with the
+ * transaction, added up per step of the drive as it comes (SpendSums: one small object a step, not
+ * one an item); spend without a result (an item out of tries, a step's wall-clock time) goes with the
  * next commit. A crash loses at most the uncommitted group, its spend with it.
  */
 import type { ItemCommit, SpendDelta } from '../store/resume-store.js';
+import { SpendSums } from '../store/spend-sums.js';
 
 export interface GroupCommitLimits {
   readonly maxItems: number;
@@ -28,7 +30,7 @@ export class GroupCommit {
   readonly #commit: (batch: readonly ItemCommit[], spend: readonly SpendDelta[]) => Promise<void>;
   readonly #limits: GroupCommitLimits;
   #pending: ItemCommit[] = [];
-  #spend: SpendDelta[] = [];
+  #spend = new SpendSums();
   #timer: ReturnType<typeof setTimeout> | undefined;
   /** The last commit started: the next one starts after it. */
   #committing: Promise<void> = Promise.resolve();
@@ -50,7 +52,7 @@ export class GroupCommit {
   async add(result: ItemCommit, spend?: SpendDelta): Promise<void> {
     this.#throwFailure();
     this.#pending.push(result);
-    if (spend !== undefined) this.#spend.push(spend);
+    if (spend !== undefined) this.#spend.add(spend);
     if (this.#pending.length >= this.#limits.maxItems) return this.flush();
     this.#timer ??= setTimeout(() => {
       this.flush().catch((error: unknown) => {
@@ -61,7 +63,7 @@ export class GroupCommit {
 
   /** Adds spend of no result: committed with the next commit (a flush, or the results that follow). */
   addSpend(spend: SpendDelta): void {
-    this.#spend.push(spend);
+    this.#spend.add(spend);
   }
 
   /** Commits every waiting result; resolves once they and those before them are committed. */
@@ -69,9 +71,9 @@ export class GroupCommit {
     clearTimeout(this.#timer);
     this.#timer = undefined;
     const batch = this.#pending;
-    const spend = this.#spend;
+    const spend = this.#spend.list();
     this.#pending = [];
-    this.#spend = [];
+    this.#spend = new SpendSums();
     const previous = this.#committing;
     const commit = async (): Promise<void> => {
       await previous;

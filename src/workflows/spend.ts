@@ -73,9 +73,22 @@ export function spendDelta(
   how: { readonly tries: number; readonly failed: boolean },
 ): SpendDelta {
   const failed = how.failed ? 1 : 0;
-  if (spent === undefined) return { ...place, items: 1, failed, tries: how.tries, unreportedItems: 1 };
+  // Built field by field, no spreads: one of these is made for every item computed.
+  if (spent === undefined) {
+    return {
+      run: place.run,
+      drive: place.drive,
+      step: place.step,
+      items: 1,
+      failed,
+      tries: how.tries,
+      unreportedItems: 1,
+    };
+  }
   return {
-    ...place,
+    run: place.run,
+    drive: place.drive,
+    step: place.step,
     items: 1,
     failed,
     tries: spent.tries,

@@ -5,7 +5,6 @@
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { NotFoundError } from '../../src/core/errors.js';
-import { NOTHING_SPENT } from '../../src/store/resume-rows.js';
 import type {
   DriveStep,
   ItemCommit,
@@ -17,6 +16,7 @@ import type {
   StepSpend,
   StoredOutput,
 } from '../../src/store/resume-store.js';
+import { NOTHING_SPENT } from '../../src/store/spend-sums.js';
 
 /** An ISO timestamp `minute` minutes after 10:00 on 2025-03-01. */
 export function at(minute: number): string {
