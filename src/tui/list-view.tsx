@@ -1,12 +1,12 @@
 /** @jsxImportSource react */
 /**
- * The Executions and History screens' table (Workflows has its own, run-list-view.tsx): a header line and one line per execution, the selected one marked `›`
- * (and shown inverse with color). Each cell is cut to its column (Ink's `truncate-end`), the task
- * taking what the fixed columns leave, so no line is wider than `width`. Shows the window of
- * `height` rows that holds the selection. Stateless: the app owns rows, selection and size.
+ * The Executions and History screens' table (Workflows has its own, run-list-view.tsx): a header
+ * line and one line per execution, the selected one marked `›` (and shown inverse with color). Each
+ * cell is cut to its column (Ink's `truncate-end`), the task taking what the fixed columns leave, so
+ * no line is wider than `width`. Shows the window of `height` rows that holds the selection
+ * (row-line.tsx). Stateless: the app owns rows, selection and size.
  */
-import { Box, Text } from 'ink';
-import { RowLine } from './row-line.js';
+import { RowLine, RowWindow } from './row-line.js';
 import { type Cells, cellsOf, type ExecutionScreen, type ListedExecution } from './rows.js';
 import { stateColor } from './theme.js';
 
@@ -42,29 +42,25 @@ export function ListView(props: ListViewProps) {
     attempts: 'ATT',
     age: 'AGE',
   };
-  const visible = Math.max(1, height);
-  const start = selected < visible ? 0 : selected - visible + 1;
   return (
-    <Box flexDirection="column" width={width}>
-      <Line screen={screen} cells={header} marker="" color={color} bold={color} />
-      {rows.length === 0 ? (
-        <Text wrap="truncate-end">{`  ${props.emptyText}`}</Text>
-      ) : (
-        rows
-          .slice(start, start + visible)
-          .map((row, offset) => (
-            <Line
-              key={row.id}
-              screen={screen}
-              cells={cellsOf(row, screen, now)}
-              marker={start + offset === selected ? '›' : ''}
-              color={color}
-              bold={false}
-              stateColor={stateColor(row.state, color)}
-            />
-          ))
+    <RowWindow
+      rows={rows}
+      selected={selected}
+      width={width}
+      height={height}
+      emptyText={props.emptyText}
+      header={<Line screen={screen} cells={header} marker="" color={color} bold={color} />}
+      line={(row, marker) => (
+        <Line
+          screen={screen}
+          cells={cellsOf(row, screen, now)}
+          marker={marker}
+          color={color}
+          bold={false}
+          stateColor={stateColor(row.state, color)}
+        />
       )}
-    </Box>
+    />
   );
 }
 

@@ -1,11 +1,41 @@
 /** @jsxImportSource react */
 /**
- * One line of a list screen's table (list-view.tsx, run-list-view.tsx): the marker column (`›` on
- * the selected row), then cells cut to their column widths — a cell without a width takes what the
- * others leave — shown inverse on the selected row when colour is on. The screens say which cells,
- * in which order, with which widths and colours.
+ * A list screen's table (list-view.tsx, run-list-view.tsx): the header line, then the window of
+ * `height` rows that holds the selection (RowWindow); each line the marker column (`›` on the
+ * selected row), then cells cut to their column widths — a cell without a width takes what the
+ * others leave — shown inverse on the selected row when colour is on (RowLine). The screens say which
+ * cells, in which order, with which widths and colours.
  */
 import { Box, Text } from 'ink';
+import type { ReactNode } from 'react';
+
+/** The header, then the rows in view — a window of `height` that holds row `selected` — or `emptyText`. */
+export function RowWindow<Row extends { readonly id: string }>(props: {
+  readonly rows: readonly Row[];
+  readonly selected: number;
+  readonly width: number;
+  readonly height: number;
+  readonly emptyText: string;
+  readonly header: ReactNode;
+  /** A row's line, `marker` being `›` on the selected one. */
+  readonly line: (row: Row, marker: string) => ReactNode;
+}) {
+  const { rows, selected } = props;
+  const visible = Math.max(1, props.height);
+  const start = selected < visible ? 0 : selected - visible + 1;
+  return (
+    <Box flexDirection="column" width={props.width}>
+      {props.header}
+      {rows.length === 0 ? (
+        <Text wrap="truncate-end">{`  ${props.emptyText}`}</Text>
+      ) : (
+        rows
+          .slice(start, start + visible)
+          .map((row, offset) => <Box key={row.id}>{props.line(row, start + offset === selected ? '›' : '')}</Box>)
+      )}
+    </Box>
+  );
+}
 
 /** One cell: its text, its width (a trailing space included; none: the rest of the line), and its style. */
 export interface LineCell {

@@ -6,8 +6,7 @@
  * the fixed columns leave, so no line is wider than `width`. Shows the window of `height` rows that
  * holds the selection. Stateless: the app owns rows, selection and size.
  */
-import { Box, Text } from 'ink';
-import { RowLine } from './row-line.js';
+import { RowLine, RowWindow } from './row-line.js';
 import { type ListedRun, type RunCells, runCellsOf, STANDOUT_STATES } from './run-rows.js';
 import { stateColor } from './theme.js';
 
@@ -34,29 +33,25 @@ export function RunListView(props: RunListViewProps) {
     started: 'STARTED',
     why: 'WAITING FOR / WHY',
   };
-  const visible = Math.max(1, height);
-  const start = selected < visible ? 0 : selected - visible + 1;
   return (
-    <Box flexDirection="column" width={width}>
-      <RunLine cells={header} marker="" color={color} bold={color} />
-      {rows.length === 0 ? (
-        <Text wrap="truncate-end">{`  ${props.emptyText}`}</Text>
-      ) : (
-        rows
-          .slice(start, start + visible)
-          .map((run, offset) => (
-            <RunLine
-              key={run.id}
-              cells={runCellsOf(run, now)}
-              marker={start + offset === selected ? '›' : ''}
-              color={color}
-              bold={false}
-              stateColor={stateColor(run.state, color)}
-              standout={color && STANDOUT_STATES.includes(run.state)}
-            />
-          ))
+    <RowWindow
+      rows={rows}
+      selected={selected}
+      width={width}
+      height={height}
+      emptyText={props.emptyText}
+      header={<RunLine cells={header} marker="" color={color} bold={color} />}
+      line={(run, marker) => (
+        <RunLine
+          cells={runCellsOf(run, now)}
+          marker={marker}
+          color={color}
+          bold={false}
+          stateColor={stateColor(run.state, color)}
+          standout={color && STANDOUT_STATES.includes(run.state)}
+        />
       )}
-    </Box>
+    />
   );
 }
 
