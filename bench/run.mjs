@@ -20,6 +20,7 @@ const BENCHMARKS = [
   'cluster-anchors',
   'dispatch',
   'tui',
+  'cli-start',
 ];
 const here = fileURLToPath(new URL('.', import.meta.url));
 const chosen = process.argv.slice(2).filter((name) => !name.startsWith('-'));

@@ -1,0 +1,158 @@
+/**
+ * How long the `harmflow` verbs people and agents type all day take, from spawn to exit, beside a
+ * bare `node -e ""` measured in the same rounds (issue 24's floor). Target: every verb's median
+ * ≤ 1.5× the bare start. Rounds interleave the commands, so load on the machine falls on all alike.
+ *
+ * Verbs: `--version`, `--help`, `ls`, `show ID`, `events ID` (a 1,000-record log), over a state
+ * directory made here (one execution, its log). With each verb's time, the packages it loaded — the
+ * `node_modules` packages among the modules its process imported, found with a module hook
+ * (bench/loaded-modules.mjs) — which is where its time goes: a verb that reads a file need not load
+ * hono, ink or pg.
+ *
+ *   node bench/cli-start.mjs [--rounds N]      (after `npm run build`)
+ */
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { loadavg, tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { harmflowHome } from '../dist/core/home.js';
+import { openEventLog } from '../dist/events/log.js';
+import { openSqliteStore } from '../dist/store/sqlite/sqlite-store.js';
+import { machine } from './machine.mjs';
+import { option } from './options.mjs';
+
+const rounds = option('--rounds', 30);
+const bin = fileURLToPath(new URL('../bin/harmflow.js', import.meta.url));
+const hook = fileURLToPath(new URL('./loaded-modules.mjs', import.meta.url));
+const EXECUTION = '01jf3k9x7q2m4n6p8r0s2t4v6w';
+const RECORDS = 1000;
+
+const dir = mkdtempSync(join(tmpdir(), 'harmflow-cli-start-'));
+const home = harmflowHome(join(dir, 'home'));
+await makeHome();
+
+const commands = {
+  'bare node': ['-e', ''],
+  '--version': [bin, '--version'],
+  '--help': [bin, '--help'],
+  ls: [bin, 'ls', '--home', home.root],
+  show: [bin, 'show', EXECUTION, '--home', home.root],
+  events: [bin, 'events', EXECUTION, '--home', home.root],
+};
+const env = { ...process.env, NO_COLOR: '1' };
+const times = Object.fromEntries(Object.keys(commands).map((name) => [name, []]));
+const loadBefore = loadavg()[0];
+for (let round = 0; round < rounds; round += 1) {
+  for (const [name, args] of Object.entries(commands)) {
+    const started = process.hrtime.bigint();
+    const run = spawnSync(process.execPath, args, { env, stdio: ['ignore', 'ignore', 'pipe'] });
+    const ms = Number(process.hrtime.bigint() - started) / 1e6;
+    if (run.status !== 0) throw new Error(`${name} exited ${run.status}: ${run.stderr}`);
+    times[name].push(ms);
+  }
+}
+const bare = median(times['bare node']);
+const verbs = {};
+for (const [name, args] of Object.entries(commands)) {
+  if (name === 'bare node') continue;
+  const ms = median(times[name]);
+  verbs[name] = {
+    medianMs: round1(ms),
+    p90Ms: round1(quantile(times[name], 0.9)),
+    timesBare: Math.round((ms / bare) * 100) / 100,
+    packages: packagesLoaded(args),
+  };
+}
+rmSync(dir, { recursive: true, force: true });
+process.stdout.write(
+  `${JSON.stringify(
+    {
+      benchmark: 'cli-start',
+      machine: machine(),
+      date: new Date().toISOString(),
+      rounds,
+      oneMinuteLoadAverage: { before: loadBefore, after: loadavg()[0] },
+      bareNodeMs: { median: round1(bare), p90: round1(quantile(times['bare node'], 0.9)) },
+      verbs,
+      target: '≤ 1.5× bare node',
+      met: Object.values(verbs).every((verb) => verb.timesBare <= 1.5),
+    },
+    null,
+    2,
+  )}\n`,
+);
+
+/** A state directory with one ended execution and a log of RECORDS records. */
+async function makeHome() {
+  const store = openSqliteStore(home.database);
+  await store.insertTask({
+    id: 'task-1',
+    name: 'bench',
+    definition: { prompt: 'hi' },
+    createdAt: new Date().toISOString(),
+  });
+  await store.insertExecution({
+    id: EXECUTION,
+    taskId: 'task-1',
+    taskName: 'bench',
+    repo: '/repos/app',
+    baseRef: 'main',
+    baseSha: 'a'.repeat(40),
+    branch: `harmflow/bench-${EXECUTION}`,
+    worktree: home.worktree(EXECUTION),
+    runDir: home.runDir(EXECUTION),
+    state: 'succeeded',
+    createdAt: new Date().toISOString(),
+    deadline: new Date(Date.now() + 3_600_000).toISOString(),
+    attemptCount: 0,
+  });
+  await store.close();
+  const log = openEventLog(home.eventsFile(EXECUTION), { execution: EXECUTION });
+  for (let index = 0; index < RECORDS; index += 1) {
+    log.append({
+      source: 'harness',
+      type: 'message',
+      attempt: 1,
+      harness: 'claude-code',
+      data: { text: `line ${index}` },
+    });
+  }
+  log.close();
+}
+
+/** The node_modules packages a run of `args` imports, by name, as the module hook saw them. */
+function packagesLoaded(args) {
+  const list = join(dir, 'loaded.txt');
+  rmSync(list, { force: true });
+  const run = spawnSync(process.execPath, ['--import', hook, ...args], {
+    env: { ...env, HARMFLOW_LOADED_MODULES: list },
+    stdio: ['ignore', 'ignore', 'pipe'],
+  });
+  if (run.status !== 0) throw new Error(`${args.join(' ')} with the hook exited ${run.status}: ${run.stderr}`);
+  const urls = readFileSync(list, 'utf8').split('\n').filter(Boolean);
+  const packages = new Map();
+  for (const url of urls) {
+    const match = /\/node_modules\/((?:@[^/]+\/)?[^/]+)\//.exec(url);
+    if (match === null) continue;
+    packages.set(match[1], (packages.get(match[1]) ?? 0) + 1);
+  }
+  return {
+    modules: urls.length,
+    ofHarmflow: urls.filter((url) => url.includes('/dist/')).length,
+    ...Object.fromEntries([...packages].sort((a, b) => b[1] - a[1])),
+  };
+}
+
+function median(values) {
+  return quantile(values, 0.5);
+}
+
+function quantile(values, q) {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))];
+}
+
+function round1(value) {
+  return Math.round(value * 10) / 10;
+}
