@@ -21,6 +21,7 @@ const BENCHMARKS = [
   'dispatch',
   'tui',
   'cli-start',
+  'demo',
 ];
 const here = fileURLToPath(new URL('.', import.meta.url));
 const chosen = process.argv.slice(2).filter((name) => !name.startsWith('-'));
