@@ -21,6 +21,7 @@ import { openEventLog } from '../dist/events/log.js';
 import { openSqliteStore } from '../dist/store/sqlite/sqlite-store.js';
 import { machine } from './machine.mjs';
 import { option } from './options.mjs';
+import { median } from './stats.mjs';
 
 const rounds = option('--rounds', 30);
 const bin = fileURLToPath(new URL('../bin/harmflow.js', import.meta.url));
@@ -142,10 +143,6 @@ function packagesLoaded(args) {
     ofHarmflow: urls.filter((url) => url.includes('/dist/')).length,
     ...Object.fromEntries([...packages].sort((a, b) => b[1] - a[1])),
   };
-}
-
-function median(values) {
-  return quantile(values, 0.5);
 }
 
 function quantile(values, q) {

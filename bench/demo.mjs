@@ -10,6 +10,7 @@ import { loadavg } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { machine } from './machine.mjs';
 import { option } from './options.mjs';
+import { median } from './stats.mjs';
 
 const runs = option('--runs', 3);
 const bin = fileURLToPath(new URL('../bin/harmflow.js', import.meta.url));
@@ -44,11 +45,6 @@ function timed(args) {
   const ms = Number(process.hrtime.bigint() - started) / 1e6;
   if (run.status !== 0) throw new Error(`${args.join(' ')} exited ${run.status}: ${run.stderr.slice(-500)}`);
   return { ms, stdout: run.stdout };
-}
-
-function median(values) {
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.floor(sorted.length / 2)];
 }
 
 function seconds(ms) {
