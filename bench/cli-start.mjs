@@ -6,7 +6,7 @@
  * Verbs: `--version`, `--help`, `ls`, `show ID`, `events ID` (a 1,000-record log), over a state
  * directory made here (one execution, its log). With each verb's time, the packages it loaded — the
  * `node_modules` packages among the modules its process imported, found with a module hook
- * (bench/loaded-modules.mjs) — which is where its time goes: a verb that reads a file need not load
+ * (scripts/loaded-modules.mjs) — which is where its time goes: a verb that reads a file need not load
  * hono, ink or pg.
  *
  *   node bench/cli-start.mjs [--rounds N]      (after `npm run build`)
@@ -25,7 +25,7 @@ import { median } from './stats.mjs';
 
 const rounds = option('--rounds', 30);
 const bin = fileURLToPath(new URL('../bin/harmflow.js', import.meta.url));
-const hook = fileURLToPath(new URL('./loaded-modules.mjs', import.meta.url));
+const hook = fileURLToPath(new URL('../scripts/loaded-modules.mjs', import.meta.url));
 const EXECUTION = '01jf3k9x7q2m4n6p8r0s2t4v6w';
 const RECORDS = 1000;
 
