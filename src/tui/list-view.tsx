@@ -6,7 +6,7 @@
  * no line is wider than `width`. Shows the window of `height` rows that holds the selection
  * (row-line.tsx). Stateless: the app owns rows, selection and size.
  */
-import { RowLine, RowWindow } from './row-line.js';
+import { type ListFrameProps, RowLine, RowWindow } from './row-line.js';
 import { type Cells, cellsOf, type ExecutionScreen, type ListedExecution } from './rows.js';
 import { stateColor } from './theme.js';
 
@@ -20,16 +20,8 @@ const WIDTHS = {
   age: 5,
 } as const;
 
-export interface ListViewProps {
+export interface ListViewProps extends ListFrameProps<ListedExecution> {
   readonly screen: ExecutionScreen;
-  readonly rows: readonly ListedExecution[];
-  readonly selected: number;
-  readonly width: number;
-  /** Lines for rows, the header line not counted. */
-  readonly height: number;
-  readonly now: number;
-  readonly color: boolean;
-  readonly emptyText: string;
 }
 
 export function ListView(props: ListViewProps) {

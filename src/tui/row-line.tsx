@@ -9,6 +9,18 @@
 import { Box, Text } from 'ink';
 import type { ReactNode } from 'react';
 
+/** What a list screen's table is given (the app owns all of it): its rows, the selection, its size. */
+export interface ListFrameProps<Row> {
+  readonly rows: readonly Row[];
+  readonly selected: number;
+  readonly width: number;
+  /** Lines for rows, the header line not counted. */
+  readonly height: number;
+  readonly now: number;
+  readonly color: boolean;
+  readonly emptyText: string;
+}
+
 /** The header, then the rows in view — a window of `height` that holds row `selected` — or `emptyText`. */
 export function RowWindow<Row extends { readonly id: string }>(props: {
   readonly rows: readonly Row[];

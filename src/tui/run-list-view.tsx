@@ -6,23 +6,14 @@
  * the fixed columns leave, so no line is wider than `width`. Shows the window of `height` rows that
  * holds the selection. Stateless: the app owns rows, selection and size.
  */
-import { RowLine, RowWindow } from './row-line.js';
+import { type ListFrameProps, RowLine, RowWindow } from './row-line.js';
 import { type ListedRun, type RunCells, runCellsOf, STANDOUT_STATES } from './run-rows.js';
 import { stateColor } from './theme.js';
 
 /** Column widths, a trailing space included; why takes the rest. 12 holds `interrupted`, 8 holds `59m ago`. */
 const WIDTHS = { marker: 2, id: 15, workflow: 16, state: 12, started: 8 } as const;
 
-export interface RunListViewProps {
-  readonly rows: readonly ListedRun[];
-  readonly selected: number;
-  readonly width: number;
-  /** Lines for rows, the header line not counted. */
-  readonly height: number;
-  readonly now: number;
-  readonly color: boolean;
-  readonly emptyText: string;
-}
+export type RunListViewProps = ListFrameProps<ListedRun>;
 
 export function RunListView(props: RunListViewProps) {
   const { rows, selected, width, height, now, color } = props;

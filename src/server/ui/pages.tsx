@@ -23,16 +23,26 @@ export function ConfirmDialog() {
       <form method="dialog">
         <h2 id="confirm-title">Are you sure?</h2>
         <p id="confirm-text" />
-        <div class="actions">
-          <button type="submit" value="no" id="confirm-no">
-            Not now
-          </button>
-          <button type="submit" value="yes" id="confirm-yes">
-            Yes
-          </button>
-        </div>
+        <DialogAnswers id="confirm" yes="Yes" />
       </form>
     </dialog>
+  );
+}
+
+/**
+ * A dialog's two answers, "Not now" first: `#<id>-no` and `#<id>-yes`, submitting the dialog's form
+ * with `value` `no` or `yes` (its `returnValue`). "Not now" skips the form's validation.
+ */
+export function DialogAnswers({ id, yes }: { readonly id: string; readonly yes: string }) {
+  return (
+    <div class="actions">
+      <button type="submit" value="no" id={`${id}-no`} formnovalidate>
+        Not now
+      </button>
+      <button type="submit" value="yes" id={`${id}-yes`}>
+        {yes}
+      </button>
+    </div>
   );
 }
 
@@ -211,14 +221,7 @@ export function DetailPage({ execution }: { readonly execution: string }) {
             <label>
               Why <input id="switch-reason" name="reason" placeholder="for the timeline" />
             </label>
-            <div class="actions">
-              <button type="submit" value="no" id="switch-no">
-                Not now
-              </button>
-              <button type="submit" value="yes" id="switch-yes">
-                Switch
-              </button>
-            </div>
+            <DialogAnswers id="switch" yes="Switch" />
           </form>
         </dialog>
       </div>

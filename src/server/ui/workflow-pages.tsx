@@ -6,7 +6,7 @@
  * `/api/workflows`; the run id reaches the review module through `data-run`, checked by the route.
  */
 import { Layout } from './layout.js';
-import { ConfirmDialog, ListScreen, RowsTable } from './pages.js';
+import { ConfirmDialog, DialogAnswers, ListScreen, RowsTable } from './pages.js';
 
 export function WorkflowsPage() {
   return (
@@ -54,14 +54,7 @@ export function ReviewPage({ run }: { readonly run: string }) {
             <p class="muted" id="note-text" />
             <label for="note-input">Why (kept with the decision)</label>
             <textarea id="note-input" name="note" required maxlength={2000} />
-            <div class="actions">
-              <button type="submit" value="no" id="note-no" formnovalidate>
-                Not now
-              </button>
-              <button type="submit" value="yes" id="note-yes">
-                Reject
-              </button>
-            </div>
+            <DialogAnswers id="note" yes="Reject" />
           </form>
         </dialog>
       </div>
