@@ -15,7 +15,6 @@ import {
   type GcEntry,
   type GcReport,
 } from '../execution/worktree-gc.js';
-import { openHome } from './context-home.js';
 
 const DAY_MS = 86_400_000;
 
@@ -53,6 +52,8 @@ export function registerGc(program: Command): void {
     .option('--home <dir>', 'state directory')
     .action(async (options: GcOptions) => {
       const retentionMs = retention(options.retention, '--retention');
+      // Loaded here, so `serve` and the client (which read this file's defaults) do not load SQLite.
+      const { openHome } = await import('./context-home.js');
       const { home, store } = openHome(options.home);
       try {
         const report = await collectWorktrees({

@@ -1,5 +1,5 @@
 /** Builds the `harmflow` command line: one register function per command group. */
-import { Command } from 'commander';
+import type { Command } from 'commander';
 import { registerAdmission } from './admission.js';
 import { registerCancel } from './cancel.js';
 import { registerDemo } from './demo.js';
@@ -8,6 +8,7 @@ import { registerGc } from './gc.js';
 import { registerHarnesses } from './harnesses.js';
 import { registerRecords } from './records.js';
 import { registerResume } from './resume.js';
+import { overrideExits, rootCommand } from './root-command.js';
 import { registerRun } from './run.js';
 import { registerSchema } from './schema.js';
 import { registerSend } from './send.js';
@@ -21,12 +22,7 @@ import { registerWorker } from './worker.js';
 import { registerWorkflow } from './workflow.js';
 
 export function buildProgram(): Command {
-  const program = new Command('harmflow')
-    .description('Run AI coding-agent CLIs as durable executions that fail over across harnesses when quota runs out.')
-    .version('0.1.0')
-    .option('--debug', 'print stack traces of errors')
-    .exitOverride()
-    .configureOutput({ writeErr: (text) => process.stderr.write(text) });
+  const program = rootCommand();
   registerDemo(program);
   registerRun(program);
   registerRecords(program);
@@ -46,6 +42,5 @@ export function buildProgram(): Command {
   registerUi(program);
   registerWorkflow(program);
   registerGate(program);
-  for (const command of program.commands) command.exitOverride();
-  return program;
+  return overrideExits(program);
 }

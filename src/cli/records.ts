@@ -8,14 +8,16 @@ import { existsSync, readFileSync } from 'node:fs';
 import type { Command } from 'commander';
 import { formatBytes } from '../core/bytes.js';
 import { NotFoundError } from '../core/errors.js';
+import { harmflowHome } from '../core/home.js';
 import { LIVE_STATES } from '../core/outcome.js';
 import { inertText } from '../core/terminal-text.js';
 import { followEvents, readEvents } from '../events/log.js';
+import type { EventRecord } from '../events/schema.js';
 import { StoredContext } from '../execution/context-schema.js';
 import { type ExecutionDisk, executionDisk } from '../execution/execution-disk.js';
 import { describeOperation } from '../web/describe-operation.js';
 import { lastMessageLabel, PART_LABEL_WIDTH, PART_LABELS, workItemParts } from '../web/describe-work-item.js';
-import { findExecution, openHome } from './context-home.js';
+import { executionIdFor, findExecution, openRecordStore } from './record-home.js';
 import { formatRecord } from './timeline.js';
 
 interface HomeOption {
@@ -38,7 +40,8 @@ export function registerRecords(program: Command): void {
     .option('--json', 'print JSON')
     .option('--home <dir>', 'state directory')
     .action(async (options: HomeOption & { all?: boolean }) => {
-      const { home, store } = openHome(options.home);
+      const home = harmflowHome(options.home);
+      const store = await openRecordStore(home);
       try {
         const rows = await store.listExecutions(options.all ? {} : { states: LIVE_STATES });
         // A tree that cannot be read (EACCES) has an unknown size: `-`, and no `disk` in JSON.
@@ -69,7 +72,8 @@ export function registerRecords(program: Command): void {
     .option('--json', 'print JSON')
     .option('--home <dir>', 'state directory')
     .action(async (id: string, options: HomeOption) => {
-      const { home, store } = openHome(options.home);
+      const home = harmflowHome(options.home);
+      const store = await openRecordStore(home);
       try {
         const execution = await findExecution(store, id);
         const attempts = await store.listAttempts(execution.id);
@@ -107,19 +111,20 @@ export function registerRecords(program: Command): void {
     .option('--from <n>', 'skip the first N records', '0')
     .option('--home <dir>', 'state directory')
     .action(async (id: string, options: HomeOption & { follow?: boolean; from: string }) => {
-      const { home, store } = openHome(options.home);
-      const execution = await findExecution(store, id).finally(() => store.close());
+      const home = harmflowHome(options.home);
+      const file = home.eventsFile(await executionIdFor(home, id, home.eventsFile));
       const from = Number.parseInt(options.from, 10) || 0;
-      const emit = (record: Parameters<typeof formatRecord>[0]) => {
-        if (options.json) return print(JSON.stringify(record));
-        const line = formatRecord(record);
-        if (line !== undefined) print(line);
-      };
-      const file = home.eventsFile(execution.id);
+      const lineOf = (record: EventRecord) => (options.json ? JSON.stringify(record) : formatRecord(record));
       if (!options.follow) {
-        for (const record of readEvents(file, { from })) emit(record);
+        // One write for the whole log (a write a line cost more than the formatting).
+        const lines = readEvents(file, { from }).flatMap((record) => lineOf(record) ?? []);
+        if (lines.length > 0) print(lines.join('\n'));
         return;
       }
+      const emit = (record: EventRecord) => {
+        const line = lineOf(record);
+        if (line !== undefined) print(line);
+      };
       const controller = new AbortController();
       process.once('SIGINT', () => controller.abort());
       for await (const record of followEvents(file, { from, signal: controller.signal })) {
@@ -135,10 +140,10 @@ export function registerRecords(program: Command): void {
     .option('--json', 'print the file as it is')
     .option('--home <dir>', 'state directory')
     .action(async (id: string, options: HomeOption) => {
-      const { home, store } = openHome(options.home);
-      const execution = await findExecution(store, id).finally(() => store.close());
-      const file = home.contextFile(execution.id);
-      if (!existsSync(file)) throw new NotFoundError(`execution ${execution.id} has no context.json yet`);
+      const home = harmflowHome(options.home);
+      const executionId = await executionIdFor(home, id, home.contextFile);
+      const file = home.contextFile(executionId);
+      if (!existsSync(file)) throw new NotFoundError(`execution ${executionId} has no context.json yet`);
       const text = readFileSync(file, 'utf8');
       if (options.json) return void process.stdout.write(text);
       const context = StoredContext.parse(JSON.parse(text));

@@ -336,6 +336,10 @@ export const SCHEMA_VERSION = MIGRATIONS.length;
  * Throws for a database written by a newer HarmFlow, rather than misreading it.
  */
 export function migrate(db: Database): void {
+  // A database at this version (every open but the first after an upgrade) needs no write lock and no
+  // foreign key check over every table: the version is read outside a transaction, and read again
+  // inside the one that migrates.
+  if (db.pragma('user_version', { simple: true }) === SCHEMA_VERSION) return;
   // Foreign keys are off while migrations run (a table rebuild drops a referenced table), and every
   // reference is checked before the transaction commits.
   const enforced = db.pragma('foreign_keys', { simple: true }) === 1;

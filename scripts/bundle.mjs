@@ -1,0 +1,151 @@
+/**
+ * The bundles `npm run build` makes from dist/, each one minified file (or a few) that holds its own
+ * code and its packages', so a start loads one file instead of hundreds of modules.
+ *
+ * 1. The gate runner (dist/gates/main.js, zod/mini included) into dist/gate-runner/: the runner starts
+ *    around every tool call, so its start-up is the latency the gates add. Loaded as separate modules
+ *    it took 2.4× a bare `node -e ""` (zod/mini alone ~90 ms of module loading); one bundle, with zod
+ *    tree-shaken to the schemas the runner uses, took 1.3–1.5× (bench/gate.mjs, BENCHMARKS.md).
+ * 2. The everyday verbs' entries into dist/cli-bundle/ (src/cli/bundled-verbs.ts runs them): the
+ *    record verbs and the terminal UI each with only their own code; `--help` from the verbs' usage
+ *    recorded here from the whole program; the manifest that maps verbs to entries.
+ */
+import { rmSync, writeFileSync } from 'node:fs';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import { rolldown } from 'rolldown';
+
+const root = fileURLToPath(new URL('..', import.meta.url));
+const dist = `${root}dist`;
+const packageVersion = (await import(pathToFileURL(`${root}package.json`).href, { with: { type: 'json' } })).default
+  .version;
+
+async function bundleGateRunner() {
+  const outDir = `${dist}/gate-runner`;
+  rmSync(outDir, { recursive: true, force: true });
+  const bundle = await rolldown({
+    input: { main: `${dist}/gates/main.js` },
+    platform: 'node',
+    external: [/^node:/],
+    logLevel: 'warn',
+  });
+  await bundle.write({ dir: outDir, format: 'esm', minify: true, entryFileNames: '[name].js' });
+  await bundle.close();
+}
+
+/**
+ * The verb entries: which module registers their verbs, and the format. The terminal UI is an ES
+ * module because yoga (Ink's layout) loads its WebAssembly with a top-level await; the others are
+ * CommonJS, which src/cli/bundled-verbs.ts compiles with V8's code cache.
+ */
+const ENTRIES = {
+  records: { module: 'cli/records.js', register: 'registerRecords', format: 'cjs' },
+  ui: { module: 'cli/ui.js', register: 'registerUi', format: 'esm' },
+};
+/** Packages a bundle leaves to node_modules: native addons, and Ink's React devtools (loaded only under DEV). */
+const EXTERNAL = [/^node:/, 'better-sqlite3', 'react-devtools-core'];
+const VIRTUAL = '\0harmflow-entry:';
+
+async function bundleVerbs() {
+  const outDir = `${dist}/cli-bundle`;
+  rmSync(outDir, { recursive: true, force: true });
+  const { buildProgram } = await import(`${dist}/cli/program.js`);
+  const { describeVerbs } = await import(`${dist}/cli/root-help.js`);
+  const { rootCommand } = await import(`${dist}/cli/root-command.js`);
+  const manifest = { version: packageVersion, verbs: describeVerbs(buildProgram()), entries: {} };
+  if (rootCommand().version() !== packageVersion) {
+    throw new Error(`src/cli/root-command.ts says ${rootCommand().version()}, package.json ${packageVersion}`);
+  }
+  const sources = { 'root-help': rootHelpSource() };
+  for (const [name, entry] of Object.entries(ENTRIES)) sources[name] = verbSource(entry);
+  for (const [name, source] of Object.entries(sources)) {
+    const format = ENTRIES[name]?.format ?? 'cjs';
+    const verbs = ENTRIES[name] ? await verbsOf(ENTRIES[name]) : [];
+    manifest.entries[name] = { ...(await bundleEntry(outDir, name, source, format)), verbs };
+  }
+  writeFileSync(`${outDir}/manifest.json`, `${JSON.stringify(manifest, null, 2)}\n`);
+}
+
+/** An entry that runs the verbs `entry.register` adds to the root command. */
+function verbSource(entry) {
+  return `import { runCli } from '${dist}/cli/run-cli.js';
+import { overrideExits, rootCommand } from '${dist}/cli/root-command.js';
+import { ${entry.register} } from '${dist}/${entry.module}';
+export function main(argv) {
+  const program = rootCommand();
+  ${entry.register}(program);
+  return runCli(argv, overrideExits(program));
+}
+`;
+}
+
+function rootHelpSource() {
+  return `import { runCli } from '${dist}/cli/run-cli.js';
+import { rootHelpProgram } from '${dist}/cli/root-help.js';
+export function main(argv, verbs) {
+  return runCli(argv, rootHelpProgram(verbs));
+}
+`;
+}
+
+/** The verbs `entry.register` adds. */
+async function verbsOf(entry) {
+  const { rootCommand } = await import(`${dist}/cli/root-command.js`);
+  const program = rootCommand();
+  (await import(`${dist}/${entry.module}`))[entry.register](program);
+  return program.commands.map((command) => command.name());
+}
+
+/** Bundles one entry; returns its file and the packages it holds or loads, at start or later. */
+async function bundleEntry(outDir, name, source, format) {
+  const bundle = await rolldown({
+    input: { [name]: `${VIRTUAL}${name}` },
+    platform: 'node',
+    external: EXTERNAL,
+    logLevel: 'warn',
+    plugins: [
+      {
+        name: 'harmflow-entries',
+        resolveId: (id) => (id === `${VIRTUAL}${name}` ? id : null),
+        load: (id) => (id === `${VIRTUAL}${name}` ? source : null),
+      },
+    ],
+  });
+  const extension = format === 'cjs' ? 'cjs' : 'mjs';
+  const { output } = await bundle.write({
+    dir: outDir,
+    format,
+    minify: true,
+    entryFileNames: `[name].${extension}`,
+    chunkFileNames: `${name}-[hash].${extension}`,
+  });
+  await bundle.close();
+  const chunks = new Map(output.filter((item) => item.type === 'chunk').map((chunk) => [chunk.fileName, chunk]));
+  const file = `${name}.${extension}`;
+  return { file, format, packages: packagesOf(chunks, file) };
+}
+
+/** The packages in `file`'s chunk and every chunk it imports (at once or later), and the externals they import. */
+function packagesOf(chunks, file) {
+  const packages = new Set();
+  const seen = new Set();
+  const visit = (fileName) => {
+    if (seen.has(fileName)) return;
+    seen.add(fileName);
+    const chunk = chunks.get(fileName);
+    if (chunk === undefined) {
+      const bare = /^((?:@[^/]+\/)?[^/]+)/.exec(fileName)?.[1];
+      if (bare && !bare.startsWith('node:')) packages.add(bare);
+      return;
+    }
+    for (const id of chunk.moduleIds) {
+      const match = /[/\\]node_modules[/\\]((?:@[^/\\]+[/\\])?[^/\\]+)[/\\]/.exec(id);
+      if (match) packages.add(match[1].replace('\\', '/'));
+    }
+    for (const imported of [...chunk.imports, ...chunk.dynamicImports]) visit(imported);
+  };
+  visit(file);
+  return [...packages].sort();
+}
+
+await bundleGateRunner();
+await bundleVerbs();
