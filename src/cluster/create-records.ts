@@ -14,7 +14,8 @@ import { isRepositoryUrl } from '../core/repository-url.js';
 import type { Task } from '../core/task.js';
 import { executionRecordOf } from '../execution/create.js';
 import type { ExecutionRecord, Store, SubmitKey } from '../store/store.js';
-import { failureLine, GitSha } from '../workspace/git.js';
+import { failureLine } from '../workspace/git.js';
+import { GitSha } from '../workspace/git-sha.js';
 import { remoteGit } from '../workspace/remote-git.js';
 
 /**

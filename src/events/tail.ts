@@ -1,6 +1,6 @@
 /** Following an execution's `events.jsonl` as it grows: `harmflow events --follow` and the SSE stream. */
 import { type FSWatcher, readSync, watch } from 'node:fs';
-import { type FileHandle, open } from 'node:fs/promises';
+import type { FileHandle } from 'node:fs/promises';
 import { resolve as resolvePath } from 'node:path';
 import { type InvalidLineHandler, LOG_START, type LogPosition, type RecordBatch, RecordDecoder } from './decode.js';
 import type { EventRecord } from './schema.js';
@@ -155,6 +155,8 @@ async function readAt(file: FileHandle, chunk: Buffer, position: number, told: b
 }
 
 async function openIfExists(path: string): Promise<FileHandle | undefined> {
+  // Loaded on first follow: a reader that never follows (`harmflow events`) does not pay for it.
+  const { open } = await import('node:fs/promises');
   try {
     return await open(path, 'r');
   } catch (error) {

@@ -4,7 +4,7 @@
  * from a `Measure` (src/workspace/disk-usage.ts, or a cache of it in the service); this module only
  * says what to measure.
  */
-import { readdir } from 'node:fs/promises';
+import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import type { HomePaths } from '../core/home.js';
 import type { ExecutionRecord } from '../store/store.js';
@@ -56,7 +56,7 @@ export async function stateDisk(home: HomePaths, measure: Measure = diskUsage): 
 async function sumOf(dir: string, measure: Measure): Promise<number> {
   let names: string[];
   try {
-    names = await readdir(dir);
+    names = readdirSync(dir);
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === 'ENOENT') return 0;
     throw error;

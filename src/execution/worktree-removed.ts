@@ -4,11 +4,11 @@
  * once, atomically, by the process that removed the worktree; read by anything that shows the
  * execution (`ls`, `show`, the API).
  */
-import { readFile } from 'node:fs/promises';
+import { readFileSync } from 'node:fs';
 import { z } from 'zod';
 import type { HomePaths } from '../core/home.js';
 import { writeJsonAtomic } from '../core/json-file.js';
-import { GitSha } from '../workspace/git.js';
+import { GitSha } from '../workspace/git-sha.js';
 
 export const WorktreeRemoved = z.strictObject({
   /** When the worktree was removed, ISO 8601. */
@@ -34,7 +34,7 @@ export function writeWorktreeRemoved(home: HomePaths, execution: string, record:
 export async function readWorktreeRemoved(home: HomePaths, execution: string): Promise<WorktreeRemoved | undefined> {
   let text: string;
   try {
-    text = await readFile(home.worktreeRemovedFile(execution), 'utf8');
+    text = readFileSync(home.worktreeRemovedFile(execution), 'utf8');
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
     throw error;

@@ -16,7 +16,8 @@ import { copyFile, lstat, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { NotFoundError, RepositoryError } from '../core/errors.js';
-import { failureLine, GitSha, git } from './git.js';
+import { failureLine, git } from './git.js';
+import { GitSha } from './git-sha.js';
 
 /**
  * The most diff text returned: 1 MiB. A diff is read by a person in a browser: 1 MiB is about

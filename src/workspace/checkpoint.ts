@@ -27,7 +27,8 @@ import { dirname, join, resolve } from 'node:path';
 import { RepositoryError } from '../core/errors.js';
 import { isExecutionId } from '../core/ids.js';
 import type { CommandResult } from '../proc/run.js';
-import { failureLine, GitSha, git } from './git.js';
+import { failureLine, git } from './git.js';
+import { GitSha } from './git-sha.js';
 import { remoteArgument, remoteGit } from './remote-git.js';
 
 /** The identity of checkpoint commits, set so that a machine without a git identity can make them. */

@@ -2,7 +2,6 @@
  * `git` runs one git command through src/proc, addressed by cwd only. Callers own the meaning of
  * the exit code; `gitOrThrow` turns a failure into a RepositoryError naming git's reason.
  */
-import { z } from 'zod';
 import { RepositoryError } from '../core/errors.js';
 import { type CommandResult, inheritedEnv, runCommand } from '../proc/run.js';
 
@@ -26,9 +25,6 @@ export const REDIRECTING_VARIABLES = [
   'GIT_NAMESPACE',
   'GIT_PREFIX',
 ];
-
-/** A full object name: SHA-1 (40 hex digits) or SHA-256 (64). */
-export const GitSha = z.string().regex(/^(?:[0-9a-f]{40}|[0-9a-f]{64})$/);
 
 export interface GitOptions {
   readonly timeoutMs?: number;

@@ -5,7 +5,8 @@
  * locks: it never rewrites the index behind a concurrent git).
  */
 import { RepositoryError } from '../core/errors.js';
-import { GitSha, gitOrThrow } from './git.js';
+import { gitOrThrow } from './git.js';
+import { GitSha } from './git-sha.js';
 import { type RemoteBranch, remoteBranchState } from './remote.js';
 
 export interface InspectInput {

@@ -3,7 +3,8 @@
  * what exactly?". It asks the remote itself, briefly, and falls back to the local remote-tracking
  * ref; it never throws (an unknown state is absent, never guessed).
  */
-import { GitSha, git } from './git.js';
+import { git } from './git.js';
+import { GitSha } from './git-sha.js';
 
 /**
  * How long the remote is asked: 3 s. A reachable remote answers `ls-remote` for one ref in well

@@ -6,7 +6,8 @@ import { stat } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import { RepositoryError } from '../core/errors.js';
 import { isRepositoryUrl } from '../core/repository-url.js';
-import { failureLine, GitSha, git } from './git.js';
+import { failureLine, git } from './git.js';
+import { GitSha } from './git-sha.js';
 
 export interface Repository {
   /** The absolute path of the repository's top-level directory. */

@@ -11,7 +11,8 @@
  */
 import { lstat } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
-import { failureLine, GitSha, git } from './git.js';
+import { failureLine, git } from './git.js';
+import { GitSha } from './git-sha.js';
 
 export interface UnsavedWorkInput {
   /** The worktree's absolute path. */
