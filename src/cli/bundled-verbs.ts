@@ -5,9 +5,11 @@
  * part of `npm run build`), so a verb does not load the other verbs' modules one by one — the cost
  * that made every verb take 5–6× a bare Node start (BENCHMARKS.md, "CLI verb start").
  *
- * A CommonJS entry is compiled with V8's code cache, kept beside it (`<entry>.cache`): the first run
- * after a build, or on another Node, compiles it and writes the cache (atomically, best effort — a
- * read-only install runs without one); later runs skip the compiling. An ES module entry (the terminal
+ * A CommonJS entry and its chunks are compiled with V8's code cache, kept beside them, one per verb
+ * (`<file>.<verb>.cache`: a cache holds the functions the run that wrote it compiled, and `events`
+ * runs other functions than `ls`). A verb's first run after a build, or on another Node, compiles
+ * and writes its caches (atomically, best effort — a read-only install runs without them); later runs
+ * skip the compiling. An ES module entry (the terminal
  * UI: yoga's WebAssembly loads with a top-level await) is imported as it is.
  *
  * bin/harmflow.js calls `runBundledVerb` first; `false` means the verb has no entry or the bundles
@@ -57,7 +59,7 @@ export async function runBundledVerb(argv: readonly string[]): Promise<boolean> 
   const entry = entryName === undefined ? undefined : manifest.entries[entryName];
   if (entry === undefined) return false;
   const file = join(BUNDLE_DIR, entry.file);
-  const main = (entry.format === 'cjs' ? requireWithCodeCache(file) : await import(pathToFileURL(file).href))
+  const main = (entry.format === 'cjs' ? requireWithCodeCache(file, cacheKey(argv)) : await import(pathToFileURL(file).href))
     .main as EntryMain;
   await main(argv, manifest.verbs);
   return true;
@@ -85,15 +87,15 @@ function readManifest(): BundleManifest | undefined {
 const loaded = new Map<string, Record<string, unknown>>();
 
 /**
- * Loads the CommonJS file `file` as `require` would, compiling it with the code cache beside it when
+ * Loads the CommonJS file `file` as `require` would, compiling it with its code cache for `key` when
  * V8 accepts that cache, and writing a fresh one when the process exits if it had none or V8
  * rejected it (another Node, another build). The chunks it requires (`./…`) load the same way.
  * Returns its exports.
  */
-function requireWithCodeCache(file: string): Record<string, unknown> {
+function requireWithCodeCache(file: string, key: string): Record<string, unknown> {
   const known = loaded.get(file);
   if (known !== undefined) return known;
-  const cacheFile = `${file}.cache`;
+  const cacheFile = `${file}.${key}.cache`;
   const cachedData = readIfPresent(cacheFile);
   const source = readFileSync(file, 'utf8');
   const script = new vm.Script(`(function (exports, require, module, __filename, __dirname) {${source}\n})`, {
@@ -109,10 +111,16 @@ function requireWithCodeCache(file: string): Record<string, unknown> {
   loaded.set(file, module.exports);
   const nodeRequire = createRequire(file);
   const require = (id: string) =>
-    id.startsWith('./') ? requireWithCodeCache(join(dirname(file), id)) : nodeRequire(id);
+    id.startsWith('./') ? requireWithCodeCache(join(dirname(file), id), key) : nodeRequire(id);
   script.runInThisContext()(module.exports, require, module, file, dirname(file));
   loaded.set(file, module.exports);
   return module.exports;
+}
+
+/** Which code caches a run uses: its verb's (`help` for the root help). */
+function cacheKey(argv: readonly string[]): string {
+  const verb = argv[2] ?? '';
+  return /^[a-z][a-z-]*$/.test(verb) ? verb : 'help';
 }
 
 function readIfPresent(file: string): Buffer | undefined {

@@ -121,7 +121,7 @@ describe('the record verbs open only what they need', () => {
 
 describe("the records entry's code cache", () => {
   it('is written by a run, and one V8 rejects is replaced while the verb still answers', () => {
-    const cache = join(BUNDLE_DIR, 'records.cjs.cache');
+    const cache = join(BUNDLE_DIR, 'records.cjs.ls.cache');
     expect(run(BIN, ['ls', '--all']).code).toBe(EXIT.ok);
     expect(statSync(cache).size).toBeGreaterThan(1000);
     writeFileSync(cache, 'not a code cache');
