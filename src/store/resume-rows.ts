@@ -26,6 +26,8 @@ import type {
   Invalidation,
   ItemCommit,
   Json,
+  Measured,
+  OutputRecord,
   RunItem,
   RunPatch,
   RunRecord,
@@ -124,6 +126,9 @@ export const OUTPUT_COLUMNS: readonly Column[] = [
   { key: 'createdAt', column: 'created_at' },
 ];
 
+/** The columns of `step_outputs` but the value: what getOutputRecords reads. */
+export const OUTPUT_RECORD_COLUMNS: readonly Column[] = OUTPUT_COLUMNS.filter(({ key }) => key !== 'output');
+
 /**
  * The columns outputDigests reads: a stored output's fingerprint and digest, named by their table so
  * a join with `run_items` (which has both names too) reads the output's.
@@ -218,19 +223,19 @@ export function patchedRunRow(id: string, stored: unknown, patch: RunPatch): Rec
   return runToRow(applyPatch(runFromRow(stored), patch));
 }
 
-const OutputRow = z.object({
+const OutputRecordRow = z.object({
   fingerprint: text,
   workflow: text,
   step: text,
   item: text,
   digest: text,
-  output: text,
   components: text,
   durationMs: z.number(),
   inputTokens: count,
   outputTokens: count,
   createdAt: text,
 });
+const OutputRow = OutputRecordRow.extend({ output: text });
 
 /** Names each field (no rest or spread of the row): getOutputs reads thousands, and this is twice as fast. */
 function outputFromRow(raw: unknown): StoredOutput {
@@ -243,12 +248,31 @@ function outputFromRow(raw: unknown): StoredOutput {
     digest: row.digest,
     output: JSON.parse(row.output) as Json,
     components: JSON.parse(row.components) as Json,
-    measured: {
-      durationMs: row.durationMs,
-      ...(row.inputTokens !== null && { inputTokens: row.inputTokens }),
-      ...(row.outputTokens !== null && { outputTokens: row.outputTokens }),
-    },
+    measured: measuredOf(row),
     createdAt: row.createdAt,
+  };
+}
+
+/** As outputFromRow, for a row of OUTPUT_RECORD_COLUMNS. */
+function recordFromRow(raw: unknown): OutputRecord {
+  const row = OutputRecordRow.parse(raw);
+  return {
+    fingerprint: row.fingerprint,
+    workflow: row.workflow,
+    step: row.step,
+    item: row.item,
+    digest: row.digest,
+    components: JSON.parse(row.components) as Json,
+    measured: measuredOf(row),
+    createdAt: row.createdAt,
+  };
+}
+
+function measuredOf(row: z.infer<typeof OutputRecordRow>): Measured {
+  return {
+    durationMs: row.durationMs,
+    ...(row.inputTokens !== null && { inputTokens: row.inputTokens }),
+    ...(row.outputTokens !== null && { outputTokens: row.outputTokens }),
   };
 }
 
@@ -260,6 +284,16 @@ export function outputsBy(key: 'fingerprint' | 'item', rows: Iterable<unknown>):
     outputs.set(output[key], output);
   }
   return outputs;
+}
+
+/** The output records of `rows` (of OUTPUT_RECORD_COLUMNS), keyed by fingerprint. */
+export function recordsBy(rows: Iterable<unknown>): Map<string, OutputRecord> {
+  const records = new Map<string, OutputRecord>();
+  for (const row of rows) {
+    const record = recordFromRow(row);
+    records.set(record.fingerprint, record);
+  }
+  return records;
 }
 
 const DigestRow = z.object({ fingerprint: text, digest: text });

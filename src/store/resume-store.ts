@@ -79,19 +79,26 @@ export interface Measured {
   readonly outputTokens?: number;
 }
 
-/** An output kept under its fingerprint. */
-export interface StoredOutput {
+/**
+ * An output kept under its fingerprint, less its value: what a plan decides and measures from (why an
+ * item reruns, what it cost), read without the value it does not use (getOutputRecords).
+ */
+export interface OutputRecord {
   readonly fingerprint: string;
   readonly workflow: string;
   readonly step: string;
   readonly item: string;
   /** The hash of the output's JSON text (what downstream fingerprints take in). */
   readonly digest: string;
-  readonly output: Json;
   /** What the fingerprint was made of, so a plan can say why an item reruns. */
   readonly components: Json;
   readonly measured: Measured;
   readonly createdAt: string;
+}
+
+/** An output kept under its fingerprint: its record and its value. */
+export interface StoredOutput extends OutputRecord {
+  readonly output: Json;
 }
 
 /** An item of a run: done (with the output it used) or failed (with why). */
@@ -246,6 +253,13 @@ export interface ResumeStore {
   listRuns(query?: { readonly workflow?: string }): Promise<RunRecord[]>;
   /** The stored outputs among `fingerprints`, keyed by fingerprint (missing ones are absent). */
   getOutputs(fingerprints: readonly string[]): Promise<Map<string, StoredOutput>>;
+  /**
+   * The stored outputs among `fingerprints` as getOutputs gives them, less their values (one query,
+   * the value column left unread): what a plan asks of the outputs it looks up and of those it
+   * measures, whose values it never reads — in the statements example, a 16 MB pull output and 1,200
+   * categorise outputs of 4 KB each.
+   */
+  getOutputRecords(fingerprints: readonly string[]): Promise<Map<string, OutputRecord>>;
   /**
    * The digests of stored outputs, keyed by fingerprint, without reading their values: what the
    * engine decides what to run from (the values are loaded, with getOutputs, only for the items that

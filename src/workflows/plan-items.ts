@@ -1,5 +1,5 @@
 import { describeError, UsageError } from '../core/errors.js';
-import type { Json, Measured, ResumeStore, RunItem, StoredOutput } from '../store/resume-store.js';
+import type { Json, Measured, OutputRecord, ResumeStore, RunItem, StoredOutput } from '../store/resume-store.js';
 import type { RunView, StepDefinition, WorkflowDefinition } from './define.js';
 import { type FingerprintComponents, parseComponents, type RerunReason, rerunReasons } from './fingerprint.js';
 import { type Fingerprinted, fingerprintItem, itemsOf } from './prepare.js';
@@ -50,6 +50,9 @@ class OutputsNeeded extends Error {
   }
 }
 
+/** What PlanState.attempt returns when the computation asked the view for values not loaded yet. */
+const NOT_LOADED: unique symbol = Symbol('not loaded');
+
 /**
  * The planner's picture of the run so far: each planned step's keys and expected outputs. Output
  * values are loaded only for steps an items function or a selector reads (`resolve`).
@@ -59,6 +62,8 @@ export class PlanState {
   readonly #expected = new Map<string, ReadonlyMap<string, Expected>>();
   readonly #values = new Map<string, ReadonlyMap<string, Json>>();
   readonly #keys = new Map<string, readonly string[]>();
+  /** The first step whose values the view was asked for and did not have, since `attempt` began. */
+  #missing: string | undefined;
   /** What an items function or a read selector sees: the outputs the plan expects. */
   readonly view: RunView;
 
@@ -69,7 +74,10 @@ export class PlanState {
       keys: (step) => this.#keys.get(step) ?? [],
       output: (step, key) => {
         const values = this.#values.get(step);
-        if (values === undefined && this.#expected.get(step)?.has(key)) throw new OutputsNeeded(step);
+        if (values === undefined && this.#expected.get(step)?.has(key)) {
+          this.#missing ??= step;
+          throw new OutputsNeeded(step);
+        }
         const value = values?.get(key);
         if (value === undefined) throw new UsageError(`step ${step} has no stored output for item ${key}`);
         return value;
@@ -100,20 +108,39 @@ export class PlanState {
     return worst;
   }
 
+  /**
+   * `compute()`, or NOT_LOADED when it asked the view for values not loaded yet — whether it threw
+   * then or caught the error and went on, as an items function may (the runner's RunOutputs.attempt
+   * does the same): load them (loadMissing) and attempt again. Synchronous, so the planner calls it
+   * per item at no cost once the values are loaded. Any other error it throws is thrown.
+   */
+  attempt<T>(compute: () => T): T | typeof NOT_LOADED {
+    this.#missing = undefined;
+    try {
+      const value = compute();
+      if (this.#missing === undefined) return value;
+    } catch (error) {
+      if (this.#missing === undefined) throw error;
+    }
+    return NOT_LOADED;
+  }
+
   /** `compute()`, loading the output values of each step it asks the view for, and trying again. */
   async resolve<T>(compute: () => T): Promise<T> {
     for (;;) {
-      try {
-        return compute();
-      } catch (error) {
-        if (!(error instanceof OutputsNeeded)) throw error;
-        await this.load(error.step);
-      }
+      const value = this.attempt(compute);
+      if (value !== NOT_LOADED) return value;
+      await this.loadMissing();
     }
   }
 
+  /** Loads the values of the step the last `attempt` found missing. */
+  async loadMissing(): Promise<void> {
+    if (this.#missing !== undefined) await this.#load(this.#missing);
+  }
+
   /** Loads the values of the outputs the plan expects of `step` (one getOutputs). */
-  async load(step: string): Promise<void> {
+  async #load(step: string): Promise<void> {
     const expected = [...(this.#expected.get(step) ?? new Map<string, Expected>()).entries()];
     const found = await this.#store.getOutputs(expected.map(([, entry]) => entry.fingerprint));
     const values = new Map<string, Json>();
@@ -196,17 +223,19 @@ export async function planStepItems(input: StepItemsInput, state: PlanState): Pr
     // Synchronous unless a selector asks for output values not loaded yet (state.resolve, inlined:
     // an await per item would cost more than the fingerprint).
     for (;;) {
+      let item: Fingerprinted | undefined | typeof NOT_LOADED;
       try {
-        prepared.set(key, fingerprintItem(definition, step, key, state.view, params, digestOf, input.mark));
+        item = state.attempt(() => fingerprintItem(definition, step, key, state.view, params, digestOf, input.mark));
       } catch (error) {
-        if (error instanceof OutputsNeeded) {
-          await state.load(error.step);
-          continue;
-        }
         // A read selector that needs an upstream output the run does not have: the item waits on it.
-        prepared.set(key, undefined);
+        item = undefined;
         unresolved ??= `${key}: ${describeError(error)}`;
       }
+      if (item === NOT_LOADED) {
+        await state.loadMissing();
+        continue;
+      }
+      prepared.set(key, item);
       break;
     }
   }
@@ -219,7 +248,8 @@ export async function planStepItems(input: StepItemsInput, state: PlanState): Pr
   const runItems = keys.every((key) => isDone(prepared.get(key))) ? NO_RUN_ITEMS : await input.runItems();
 
   // What to ask the store: fingerprints other than the done item's (is an output stored under it?),
-  // the done item's output then (its components say why), and a sample of outputs to measure.
+  // the done item's output then (its components say why), and a sample of outputs to measure. Their
+  // records only: nothing here reads an output's value (the statements' pull output is 16 MB).
   const lookup = new Set<string>();
   for (const [key, item] of prepared) {
     if (item === undefined || isDone(item)) continue;
@@ -229,7 +259,7 @@ export async function planStepItems(input: StepItemsInput, state: PlanState): Pr
   }
   const sample = [...done.keys()];
   for (const fingerprint of spread(sample, Math.min(HISTORY_SAMPLE, sample.length))) lookup.add(fingerprint);
-  const outputs = await input.store.getOutputs([...lookup]);
+  const outputs = await input.store.getOutputRecords([...lookup]);
   const needsLatest = keys.some((key) => {
     const item = prepared.get(key);
     const before = runItems.get(key);
@@ -240,7 +270,7 @@ export async function planStepItems(input: StepItemsInput, state: PlanState): Pr
       (before === undefined || (before.status === 'failed' && before.fingerprint !== item.fingerprint))
     );
   });
-  const latest = needsLatest ? await input.latest() : new Map<string, StoredOutput>();
+  const latest: ReadonlyMap<string, OutputRecord> = needsLatest ? await input.latest() : new Map();
 
   const verdicts = new Map<string, Verdict>();
   const expected = new Map<string, Expected>();
@@ -376,8 +406,8 @@ function estimatedItems(count: number, notes: readonly string[]): StepItems {
  */
 function reasonsFor(
   before: RunItem | undefined,
-  previous: StoredOutput | undefined,
-  latest: StoredOutput | undefined,
+  previous: OutputRecord | undefined,
+  latest: OutputRecord | undefined,
   item: Fingerprinted,
 ): PlanReason[] {
   if (before?.status === 'failed') {
@@ -391,7 +421,7 @@ function reasonsFor(
   return reasons.length > 0 ? reasons : ['new'];
 }
 
-function componentsOf(output: StoredOutput | undefined): FingerprintComponents | undefined {
+function componentsOf(output: OutputRecord | undefined): FingerprintComponents | undefined {
   return output === undefined ? undefined : parseComponents(output.components);
 }
 

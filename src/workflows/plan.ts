@@ -11,9 +11,10 @@
  * `hours`, and are also counted apart as `reviewHours`.
  *
  * Reads only: one getRun for the run; per step, the digests of the outputs its done items use
- * (outputDigests), its run items only when some item is not done as it is now, the few getOutputs
- * calls plan-items.ts describes, and latestOutputs only when the run has items of the step it never
- * computed or no output of it to measure. The caller owns the store.
+ * (outputDigests), its run items only when some item is not done as it is now, one getOutputRecords
+ * (the outputs it looks up and measures, without their values) and one getOutputs for a step whose
+ * values an items function or a selector reads (plan-items.ts), and latestOutputs only when the run
+ * has items of the step it never computed or no output of it to measure. The caller owns the store.
  */
 import { EXIT, NotFoundError, UsageError } from '../core/errors.js';
 import type { EffectLedger } from '../store/effect-ledger.js';

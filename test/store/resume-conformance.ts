@@ -245,6 +245,21 @@ export function describeResumeStoreConformance(name: string, open: () => Promise
         expect(Object.keys(read.get(fp('b'))?.measured ?? {})).toEqual(['durationMs']);
       });
 
+      it('gives with getOutputRecords the same outputs, less their values, leaving out unknown and non-hex fingerprints', async () => {
+        const full = output(fp('a'), { item: 'c-1' });
+        const bare: StoredOutput = { ...output(fp('b'), { item: 'c-2' }), measured: { durationMs: 0 } };
+        await store.commitItems([computed('r-1', full), computed('r-1', bare)]);
+        const { output: _a, ...fullRecord } = full;
+        const { output: _b, ...bareRecord } = bare;
+        expect(await store.getOutputRecords([fp('b'), fp('x'), 'not-hex', fp('a'), fp('b')])).toStrictEqual(
+          new Map([
+            [fp('b'), bareRecord],
+            [fp('a'), fullRecord],
+          ]),
+        );
+        expect((await store.getOutputRecords([])).size).toBe(0);
+      });
+
       it('keeps any JSON value as an output: scalars, null, nesting, unicode, escapes', async () => {
         const values: Json[] = [
           null,

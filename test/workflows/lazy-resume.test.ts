@@ -14,6 +14,7 @@ import type {
   DriveStep,
   Invalidation,
   ItemCommit,
+  OutputRecord,
   ResumeStore,
   RunItem,
   RunPatch,
@@ -31,6 +32,7 @@ import { resumeRun, startRun, type WorkflowOptions } from '../../src/workflows/r
 /** One call to the store: the method and what it was asked. */
 type Call =
   | { readonly method: 'getOutputs'; readonly fingerprints: readonly string[] }
+  | { readonly method: 'getOutputRecords'; readonly fingerprints: readonly string[] }
   | { readonly method: 'outputDigests'; readonly query: DigestQuery }
   | { readonly method: 'listRunItems'; readonly step: string | undefined }
   | { readonly method: 'other'; readonly name: string };
@@ -64,6 +66,10 @@ class CountingStore implements ResumeStore {
     this.calls.push({ method: 'getOutputs', fingerprints: [...fingerprints] });
     this.beforeGetOutputs(fingerprints);
     return this.inner.getOutputs(fingerprints);
+  }
+  getOutputRecords(fingerprints: readonly string[]): Promise<Map<string, OutputRecord>> {
+    this.calls.push({ method: 'getOutputRecords', fingerprints: [...fingerprints] });
+    return this.inner.getOutputRecords(fingerprints);
   }
   outputDigests(query: DigestQuery): Promise<Map<string, string>> {
     this.calls.push({ method: 'outputDigests', query });
@@ -363,5 +369,39 @@ describe('plans', () => {
     expect(store.of('outputDigests').map((call) => call.query)).toEqual(
       ['s1', 's2', 's3'].map((step) => ({ run: first.run.id, step })),
     );
+  });
+
+  it('list the items of an items function that catches the error the view throws for a value not loaded', async () => {
+    const first = await startRun(grouped(), options());
+    const plan = await planResume(grouped(), { store, run: first.run.id });
+    expect(plan.steps.map((step) => [step.step, step.items, step.cached, step.willRun.items])).toEqual([
+      ['groups', 1, 1, 0],
+      ['members', 3, 3, 0],
+      ['byGroup', 2, 2, 0],
+    ]);
+  });
+
+  it('read the values of the steps an items function or a selector reads, and of the rest only the records', async () => {
+    const first = await startRun(grouped(), options());
+    const groups = (await fingerprintsOf(first.run.id, 'groups')).get('all');
+    const members = await fingerprintsOf(first.run.id, 'members');
+    const byGroup = await fingerprintsOf(first.run.id, 'byGroup');
+    store.calls.length = 0;
+    const plan = await planResume(grouped('2'), { store, run: first.run.id });
+    expect(plan.steps.map((step) => [step.step, step.cached, step.willRun.items, step.willRun.reasons])).toEqual([
+      ['groups', 1, 0, {}],
+      ['members', 3, 0, {}],
+      ['byGroup', 0, 2, { version: 2 }],
+    ]);
+    expect(plan.steps.map((step) => step.rate.secondsFrom)).toEqual(['measured', 'measured', 'measured']);
+    // The value of `groups` only: both items functions and the selector read it.
+    expect(store.of('getOutputs').map((call) => call.fingerprints)).toEqual([[groups]]);
+    // The records looked up (the new fingerprints and the outputs they replace) and measured.
+    const asked = store.of('getOutputRecords').map((call) => call.fingerprints);
+    expect(asked).toHaveLength(3);
+    expect(asked[0]).toEqual([groups]);
+    expect(new Set(asked[1])).toEqual(new Set(members.values()));
+    expect(asked[2]).toEqual(expect.arrayContaining([...byGroup.values()]));
+    expect(asked[2]).toHaveLength(4);
   });
 });

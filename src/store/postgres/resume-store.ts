@@ -37,12 +37,14 @@ import {
   mergeSpend,
   OUTPUT_COLUMNS,
   OUTPUT_CONFLICT,
+  OUTPUT_RECORD_COLUMNS,
   outputParams,
   outputsBy,
   patchedRunRow,
   RUN_COLUMNS,
   RUN_ITEM_COLUMNS,
   RUN_ITEM_CONFLICT,
+  recordsBy,
   runFromRow,
   runItemFromRow,
   runItemParams,
@@ -58,6 +60,7 @@ import type {
   DriveStep,
   Invalidation,
   ItemCommit,
+  OutputRecord,
   ResumeStore,
   RunItem,
   RunPatch,
@@ -136,6 +139,7 @@ class PostgresResumeStore implements ResumeStore {
   readonly #listWorkflowRuns: string;
   readonly #findRuns: string;
   readonly #getOutputs: string;
+  readonly #getOutputRecords: string;
   readonly #latestOutputs: string;
   readonly #digestsOf: string;
   readonly #runDigests: string;
@@ -171,6 +175,8 @@ class PostgresResumeStore implements ResumeStore {
     const asked = `fingerprint IN (SELECT ${HASHES.fromHex('asked')} FROM unnest($1::text[]) AS asked)`;
     const digestSelect = selectColumns(DIGEST_COLUMNS, HASHES);
     this.#getOutputs = `${outputs} WHERE ${asked}`;
+    this.#getOutputRecords = `SELECT ${selectColumns(OUTPUT_RECORD_COLUMNS, HASHES)} FROM ${schema}.step_outputs
+      WHERE ${asked}`;
     this.#digestsOf = `SELECT ${digestSelect} FROM ${schema}.step_outputs WHERE ${asked}`;
     // The run's done items in key order (the primary key's, in "C" collation), each joined with its output.
     const runDigests = `SELECT ${digestSelect} FROM ${schema}.run_items
@@ -228,6 +234,10 @@ class PostgresResumeStore implements ResumeStore {
 
   async getOutputs(fingerprints: readonly string[]): Promise<Map<string, StoredOutput>> {
     return outputsBy('fingerprint', await queryRows(this.#pool, this.#getOutputs, [fingerprints.filter(isSha256Hex)]));
+  }
+
+  async getOutputRecords(fingerprints: readonly string[]): Promise<Map<string, OutputRecord>> {
+    return recordsBy(await queryRows(this.#pool, this.#getOutputRecords, [fingerprints.filter(isSha256Hex)]));
   }
 
   async outputDigests(query: DigestQuery): Promise<Map<string, string>> {

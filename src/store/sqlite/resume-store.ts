@@ -18,12 +18,14 @@ import {
   mergeSpend,
   OUTPUT_COLUMNS,
   OUTPUT_CONFLICT,
+  OUTPUT_RECORD_COLUMNS,
   outputParams,
   outputsBy,
   patchedRunRow,
   RUN_COLUMNS,
   RUN_ITEM_COLUMNS,
   RUN_ITEM_CONFLICT,
+  recordsBy,
   runFromRow,
   runItemFromRow,
   runItemParams,
@@ -39,6 +41,7 @@ import type {
   DriveStep,
   Invalidation,
   ItemCommit,
+  OutputRecord,
   ResumeStore,
   RunItem,
   RunPatch,
@@ -88,6 +91,7 @@ class SqliteResumeStore implements ResumeStore {
   readonly #listRuns: Database.Statement;
   readonly #listWorkflowRuns: Database.Statement;
   readonly #getOutputs: Database.Statement;
+  readonly #getOutputRecords: Database.Statement;
   readonly #latestOutputs: Database.Statement;
   readonly #digestsOf: Database.Statement;
   readonly #runDigests: Database.Statement;
@@ -129,6 +133,7 @@ class SqliteResumeStore implements ResumeStore {
     const asked = 'json_each(?) AS asked CROSS JOIN step_outputs ON fingerprint = unhex(asked.value)';
     const digestSelect = selectColumns(DIGEST_COLUMNS, HASHES);
     this.#getOutputs = db.prepare(`SELECT ${outputSelect} FROM ${asked}`);
+    this.#getOutputRecords = db.prepare(`SELECT ${selectColumns(OUTPUT_RECORD_COLUMNS, HASHES)} FROM ${asked}`);
     this.#digestsOf = db.prepare(`SELECT ${digestSelect} FROM ${asked}`);
     // The run's done items in key order (the table is its primary key, so nothing is sorted), each
     // joined with its output: one probe of the fingerprint key per item.
@@ -217,6 +222,10 @@ class SqliteResumeStore implements ResumeStore {
 
   async getOutputs(fingerprints: readonly string[]): Promise<Map<string, StoredOutput>> {
     return outputsBy('fingerprint', this.#getOutputs.all(JSON.stringify(fingerprints)));
+  }
+
+  async getOutputRecords(fingerprints: readonly string[]): Promise<Map<string, OutputRecord>> {
+    return recordsBy(this.#getOutputRecords.all(JSON.stringify(fingerprints)));
   }
 
   async outputDigests(query: DigestQuery): Promise<Map<string, string>> {
