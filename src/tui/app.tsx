@@ -24,7 +24,7 @@ import { type Settle, useRequests } from './detail/use-requests.js';
 import { HelpView } from './help-view.js';
 import { keyPressOf } from './key-press.js';
 import { ListView } from './list-view.js';
-import { SCREEN_TITLES, SCREENS } from './rows.js';
+import { SCREEN_TITLES, SCREENS, type ScreenRows } from './rows.js';
 import { RunListView } from './run-list-view.js';
 import { runViewLines, selectedRunLine, standoutCount } from './run-rows.js';
 import { RunView, runBodyHeight } from './run-view.js';
@@ -41,6 +41,8 @@ export interface AppProps {
   readonly width?: number;
   readonly height?: number;
   readonly pollMs?: number;
+  /** Rows known before the first render (start.tsx), drawn in it; default none (`Loading…`). */
+  readonly knownRows?: ScreenRows;
 }
 
 /**
@@ -54,7 +56,7 @@ export function App(props: AppProps) {
   const size = useTerminalSize(props.width, props.height);
   const [state, send] = useReducer(reduce, INITIAL_STATE);
   const pollMs = props.pollMs ?? POLL_MS;
-  const list = usePolledList(props.source, state.screen, pollMs);
+  const list = usePolledList(props.source, state.screen, pollMs, props.knownRows);
   const rows = useRef<PressEvent['rows']>(list.rows);
   rows.current = list.rows;
   const [now, setNow] = useState(Date.now());

@@ -41,9 +41,10 @@ export function ListView(props: ListViewProps) {
       width={width}
       height={height}
       emptyText={props.emptyText}
-      header={<Line screen={screen} cells={header} marker="" color={color} bold={color} />}
+      header={<Line width={width} screen={screen} cells={header} marker="" color={color} bold={color} />}
       line={(row, marker) => (
         <Line
+          width={width}
           screen={screen}
           cells={cellsOf(row, screen, now)}
           marker={marker}
@@ -57,6 +58,7 @@ export function ListView(props: ListViewProps) {
 }
 
 function Line(props: {
+  width: number;
   screen: ExecutionScreen;
   cells: Cells;
   marker: string;
@@ -69,6 +71,7 @@ function Line(props: {
     <RowLine
       marker={props.marker}
       markerWidth={WIDTHS.marker}
+      width={props.width}
       color={props.color}
       bold={props.bold}
       cells={[

@@ -31,9 +31,10 @@ export function RunListView(props: RunListViewProps) {
       width={width}
       height={height}
       emptyText={props.emptyText}
-      header={<RunLine cells={header} marker="" color={color} bold={color} />}
+      header={<RunLine width={width} cells={header} marker="" color={color} bold={color} />}
       line={(run, marker) => (
         <RunLine
+          width={width}
           cells={runCellsOf(run, now)}
           marker={marker}
           color={color}
@@ -47,6 +48,7 @@ export function RunListView(props: RunListViewProps) {
 }
 
 function RunLine(props: {
+  width: number;
   cells: RunCells;
   marker: string;
   color: boolean;
@@ -59,6 +61,7 @@ function RunLine(props: {
     <RowLine
       marker={props.marker}
       markerWidth={WIDTHS.marker}
+      width={props.width}
       color={props.color}
       bold={props.bold}
       cells={[

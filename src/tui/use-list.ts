@@ -4,12 +4,14 @@
  * `pollMs` after each answer (never two requests at a time for a slow service), and again at once
  * when the screen changes. The rows of each screen are kept, so `Tab` shows the last known rows
  * while their refresh is on its way. An error keeps the last rows and is reported until an answer
- * comes. Stops when the component unmounts.
+ * comes. Stops when the component unmounts. Rows `known` before the first render (start.tsx asks
+ * for the first screen's while React loads) are drawn in it; when they are the screen's shown
+ * first, its first request waits `pollMs`, as a refresh does.
  *
  * Why polling: the API has no stream of the list (docs/api.md: only an execution's events are a
  * stream), and the Workbench's Executions screen polls the same route every 2 s.
  */
-import { useEffect, useState } from 'react';
+import { useEffect, useRef, useState } from 'react';
 import type { Screen, ScreenRows } from './rows.js';
 import type { ExecutionSource } from './source.js';
 
@@ -23,8 +25,15 @@ export interface ListState {
   readonly error: string | undefined;
 }
 
-export function usePolledList(source: ExecutionSource, screen: Screen, pollMs: number = POLL_MS): ListState {
-  const [state, setState] = useState<ListState>({ rows: {}, error: undefined });
+export function usePolledList(
+  source: ExecutionSource,
+  screen: Screen,
+  pollMs: number = POLL_MS,
+  known: ScreenRows = {},
+): ListState {
+  const [state, setState] = useState<ListState>({ rows: known, error: undefined });
+  /** The rows known at the first render, until the first request is due. */
+  const firstKnown = useRef(known);
   useEffect(() => {
     let stopped = false;
     let timer: NodeJS.Timeout | undefined;
@@ -39,7 +48,10 @@ export function usePolledList(source: ExecutionSource, screen: Screen, pollMs: n
       }
       if (!stopped) timer = setTimeout(() => void tick(), pollMs);
     };
-    void tick();
+    const shown = firstKnown.current[screen] !== undefined;
+    firstKnown.current = {};
+    if (shown) timer = setTimeout(() => void tick(), pollMs);
+    else void tick();
     return () => {
       stopped = true;
       clearTimeout(timer);
