@@ -68,7 +68,7 @@ const quotedNames = new Map<string, string>();
  * which is most of the time of the small texts made per item. An input recurs wherever items read
  * the same upstream outputs: in the statements example each of 1,200 categorise digests is in ≈100
  * of the 2,000 totals fingerprints (60 inputs each), and quoting the inputs' keys and digests through
- * here made those 2,000 components texts 2× faster (≈70 → ≈35 ms, hashing included ≈130 → ≈60 ms).
+ * here made those 2,000 components texts 3× faster (≈90 → ≈20–30 ms; hashed, ≈120 → ≈45–65 ms).
  */
 function quotedName(name: string): string {
   let quoted = quotedNames.get(name);
