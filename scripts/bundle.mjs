@@ -95,6 +95,24 @@ async function verbsOf(entry) {
   return program.commands.map((command) => command.name());
 }
 
+/**
+ * commander loads child_process when it loads, for a verb run as a separate executable, which HarmFlow
+ * never has: 6 ms of every start (child_process, net, dgram and their streams). In the bundles it
+ * loads on the first such spawn instead. The build fails if commander's line is no longer there.
+ */
+const lazyChildProcess = {
+  name: 'lazy-child-process',
+  transform(code, id) {
+    if (!/[/\\]commander[/\\]lib[/\\]command\.js$/.test(id)) return null;
+    const eager = "const childProcess = require('node:child_process');";
+    if (!code.includes(eager)) throw new Error(`scripts/bundle.mjs: ${id} no longer says ${eager}`);
+    return code.replace(
+      eager,
+      "const childProcess = { spawn: (...args) => require('node:child_process').spawn(...args) };",
+    );
+  },
+};
+
 /** Bundles one entry; returns its file and the packages it holds or loads, at start or later. */
 async function bundleEntry(outDir, name, source, format) {
   const bundle = await rolldown({
@@ -105,6 +123,7 @@ async function bundleEntry(outDir, name, source, format) {
     // React's production build only: the development one times every render, and doubles the chunk.
     transform: { define: { 'process.env.NODE_ENV': '"production"' } },
     plugins: [
+      lazyChildProcess,
       {
         name: 'harmflow-entries',
         resolveId: (id) => (id === `${VIRTUAL}${name}` ? id : null),

@@ -27,8 +27,8 @@ import {
   TaskFileError,
   UsageError,
 } from '../core/errors.js';
+import { isExecutionId } from '../core/execution-id-shape.js';
 import { type HomePaths, harmflowHome } from '../core/home.js';
-import { isExecutionId } from '../core/ids.js';
 import type { TaskFileInput } from '../core/task.js';
 import { ExecutionContext } from '../execution/context-schema.js';
 import type { ExecutionDisk } from '../execution/execution-disk.js';

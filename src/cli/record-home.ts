@@ -6,8 +6,8 @@
  */
 import { existsSync, mkdirSync } from 'node:fs';
 import { NotFoundError, UsageError } from '../core/errors.js';
+import { isExecutionId } from '../core/execution-id-shape.js';
 import type { HomePaths } from '../core/home.js';
-import { isExecutionId } from '../core/ids.js';
 import type { ExecutionRecord, Store } from '../store/store.js';
 
 /** Opens the state directory's database (creating the directory on first use). */

@@ -19,7 +19,7 @@
 import { Queue } from 'bullmq';
 import { z } from 'zod';
 import { UsageError } from '../core/errors.js';
-import { isExecutionId } from '../core/ids.js';
+import { isExecutionId } from '../core/execution-id-shape.js';
 import { DEFAULT_DISPATCH_PREFIX, type RedisConnection } from './queue-url.js';
 
 /** The name of the BullMQ queue of executions. */

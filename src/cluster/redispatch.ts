@@ -31,7 +31,7 @@
  */
 import type pg from 'pg';
 import { z } from 'zod';
-import { isExecutionId } from '../core/ids.js';
+import { isExecutionId } from '../core/execution-id-shape.js';
 import { type ExecutionState, LIVE_STATES } from '../core/outcome.js';
 import { openSchemaPool, type PostgresStoreOptions } from '../store/postgres/schema-pool.js';
 import { type DispatchQueue, dispatchExecution } from './dispatch.js';

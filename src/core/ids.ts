@@ -7,8 +7,3 @@ const nextUlid = monotonicFactory();
 export function newExecutionId(): string {
   return nextUlid().toLowerCase();
 }
-
-/** True when the text has the shape of an execution id (guards paths built from user input). */
-export function isExecutionId(text: string): boolean {
-  return /^[0-9a-hjkmnp-tv-z]{26}$/.test(text);
-}

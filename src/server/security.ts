@@ -6,7 +6,7 @@
 import type { MiddlewareHandler } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
 import { UsageError } from '../core/errors.js';
-import { isExecutionId } from '../core/ids.js';
+import { isExecutionId } from '../core/execution-id-shape.js';
 import { httpError } from './errors.js';
 import { tokensEqual } from './token.js';
 

@@ -25,7 +25,7 @@ import { copyFile, mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { RepositoryError } from '../core/errors.js';
-import { isExecutionId } from '../core/ids.js';
+import { isExecutionId } from '../core/execution-id-shape.js';
 import type { CommandResult } from '../proc/run.js';
 import { failureLine, git } from './git.js';
 import { GitSha } from './git-sha.js';

@@ -16,7 +16,7 @@ import { readFileSync } from 'node:fs';
 import { Hono } from 'hono';
 import { z } from 'zod';
 import { ConflictError, describeError, NotFoundError, UsageError } from '../../core/errors.js';
-import { isExecutionId } from '../../core/ids.js';
+import { isExecutionId } from '../../core/execution-id-shape.js';
 import { describeIssue } from '../../core/task-file.js';
 import type { WorkflowResumer } from '../../service/workflow-resumer.js';
 import type { ResumeStore, RunItem, RunRecord } from '../../store/resume-store.js';

@@ -7,7 +7,7 @@
 import { RESPONSE_ALREADY_SENT } from '@hono/node-server/utils/response';
 import { Hono } from 'hono';
 import { z } from 'zod';
-import { isExecutionId } from '../../core/ids.js';
+import { isExecutionId } from '../../core/execution-id-shape.js';
 import { FINAL_STATES } from '../../core/outcome.js';
 import type { Store } from '../../store/store.js';
 import { nodeResponse, readableOf, writeToResponse } from './body.js';

@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Hono, type MiddlewareHandler } from 'hono';
 import { NotFoundError } from '../../core/errors.js';
-import { isExecutionId } from '../../core/ids.js';
+import { isExecutionId } from '../../core/execution-id-shape.js';
 import { DetailPage, ExecutionsPage, HistoryPage } from './pages.js';
 import { STYLE } from './style.js';
 import { ReviewPage, WorkflowsPage } from './workflow-pages.js';

@@ -14,7 +14,7 @@
 import { mkdirSync, unlinkSync } from 'node:fs';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
-import { isExecutionId } from '../../core/ids.js';
+import { isExecutionId } from '../../core/execution-id-shape.js';
 
 /** A lock this process holds for one holder id, until `release()`. */
 export class HolderLock {
