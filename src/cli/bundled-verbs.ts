@@ -59,8 +59,9 @@ export async function runBundledVerb(argv: readonly string[]): Promise<boolean> 
   const entry = entryName === undefined ? undefined : manifest.entries[entryName];
   if (entry === undefined) return false;
   const file = join(BUNDLE_DIR, entry.file);
-  const main = (entry.format === 'cjs' ? requireWithCodeCache(file, cacheKey(argv)) : await import(pathToFileURL(file).href))
-    .main as EntryMain;
+  const main = (
+    entry.format === 'cjs' ? requireWithCodeCache(file, cacheKey(argv)) : await import(pathToFileURL(file).href)
+  ).main as EntryMain;
   await main(argv, manifest.verbs);
   return true;
 }
