@@ -22,6 +22,8 @@ const BENCHMARKS = [
   'tui',
   'cli-start',
   'demo',
+  'workflow-plan',
+  'ui-first-frame',
 ];
 const here = fileURLToPath(new URL('.', import.meta.url));
 const chosen = process.argv.slice(2).filter((name) => !name.startsWith('-'));
