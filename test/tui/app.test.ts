@@ -4,10 +4,14 @@
  * driven by key presses on its stdin.
  */
 
-import { cleanup } from 'ink-testing-library';
+import { cleanup, render } from 'ink-testing-library';
+import { createElement } from 'react';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { createClient } from '../../src/cli/client.js';
+import { App } from '../../src/tui/app.js';
 import { helpLines } from '../../src/tui/help.js';
 import { listScopes } from '../../src/tui/rows.js';
+import { clientSource } from '../../src/tui/source.js';
 import { executionRecord, FAKE_TOKEN, type FakeService, startFakeService, workflowRun } from './fake-service.js';
 import { frameWhere, KEYS, lineWith, selectedLine } from './frames.js';
 import { renderApp } from './open-app.js';
@@ -118,6 +122,32 @@ describe('harmflow ui', () => {
     for (const line of frame.split('\n')) expect(line.length, line).toBeLessThanOrEqual(80);
     expect(frame.split('\n').length).toBeLessThanOrEqual(24);
     expect(frame).not.toContain(ANSI);
+  });
+
+  it('starts each column at the same place on every row, whatever the task name before it', async () => {
+    const { lastFrame } = renderApp(service.url, FAKE_TOKEN, 50);
+    const frame = await frameWhere(lastFrame, (text) => text.includes('bump-deps'));
+    const header = lineWith(frame, 'STATE');
+    const column = header.indexOf('STATE');
+    expect(column).toBeGreaterThan(0);
+    for (const [task, state] of [
+      ['fix-login', 'running'],
+      ['add-search', 'waiting'],
+      ['bump-deps', 'queued'],
+    ] as const) {
+      expect(lineWith(frame, task).indexOf(state), lineWith(frame, task)).toBe(column);
+    }
+  });
+
+  it('draws rows known before it starts in its very first frame, without a Loading… frame', async () => {
+    const source = clientSource(createClient({ url: service.url, token: { token: FAKE_TOKEN, from: 'test' } }));
+    const executions = await source.list('executions');
+    const { lastFrame } = render(
+      createElement(App, { source, color: false, width: 80, height: 24, pollMs: 60_000, knownRows: { executions } }),
+    );
+    const first = lastFrame() ?? '';
+    expect(first).toContain('fix-login');
+    expect(first).not.toContain('Loading');
   });
 
   it('moves the selection with j, k, arrows, g and G', async () => {
