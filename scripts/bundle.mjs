@@ -8,7 +8,8 @@
  *    tree-shaken to the schemas the runner uses, took 1.3–1.5× (bench/gate.mjs, BENCHMARKS.md).
  * 2. The everyday verbs' entries into dist/cli-bundle/ (src/cli/bundled-verbs.ts runs them): the
  *    record verbs and the terminal UI each with only their own code; `--help` from the verbs' usage
- *    recorded here from the whole program; the manifest that maps verbs to entries.
+ *    recorded here from the whole program; the manifest that maps verbs to entries; and
+ *    src/cli/bundled-verbs.ts itself as launch.cjs, which bin/harmflow.js requires.
  */
 import { rmSync, writeFileSync } from 'node:fs';
 import { fileURLToPath, pathToFileURL } from 'node:url';
@@ -63,6 +64,19 @@ async function bundleVerbs() {
     manifest.entries[name] = { ...(await bundleEntry(outDir, name, source, format)), verbs };
   }
   writeFileSync(`${outDir}/manifest.json`, `${JSON.stringify(manifest, null, 2)}\n`);
+  await bundleLauncher(outDir);
+}
+
+/** src/cli/bundled-verbs.ts as CommonJS, for bin/harmflow.js to require without the ES module loader. */
+async function bundleLauncher(outDir) {
+  const bundle = await rolldown({
+    input: `${dist}/cli/bundled-verbs.js`,
+    platform: 'node',
+    external: [/^node:/],
+    logLevel: 'warn',
+  });
+  await bundle.write({ file: `${outDir}/launch.cjs`, format: 'cjs', minify: true });
+  await bundle.close();
 }
 
 /** An entry that runs the verbs `entry.register` adds to the root command. */
