@@ -1,6 +1,6 @@
 /**
- * `harmflow serve` as a child process for the benchmarks that measure the daemon itself (memory,
- * output-rss): started on a free port over a given state directory with a known token, driven over
+ * `harmflow serve` as a child process for the benchmarks that run against it (memory, output-rss,
+ * ui-first-frame): started on a free port over a given state directory with a known token, driven over
  * HTTP on 127.0.0.1, and stopped however the run ends — `POST /api/stop`, a kill if it has not exited
  * within `stopMs`, then SIGKILL to every harness process group its executions started (their ids
  * from each attempt's `pgid` file). The caller owns the state directory and removes it.
@@ -41,6 +41,10 @@ export async function startBenchDaemon({ home, token, args, nodeArgs = [], env, 
   const alive = () => child.exitCode === null && child.signalCode === null;
   const daemon = {
     child,
+    /** The URL it listens on. */
+    get url() {
+      return url;
+    },
     output: () => output,
     /** Sends an API request with the token; returns the status and the JSON body. */
     async api(method, path, body) {

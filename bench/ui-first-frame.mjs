@@ -24,7 +24,7 @@
  *
  *   node bench/ui-first-frame.mjs [--rounds N]      (after `npm run build`)
  */
-import { execFile, spawn } from 'node:child_process';
+import { execFile } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -33,6 +33,7 @@ import { promisify } from 'node:util';
 import { harmflowHome } from '../dist/core/home.js';
 import { thisProcess } from '../dist/proc/process-identity.js';
 import { openSqliteStore } from '../dist/store/sqlite/sqlite-store.js';
+import { startBenchDaemon } from './daemon.mjs';
 import { machine } from './machine.mjs';
 import { option } from './options.mjs';
 import { median, round } from './stats.mjs';
@@ -80,7 +81,15 @@ const tmux = async (...args) =>
 let daemon;
 try {
   const expected = await makeHome();
-  daemon = await startDaemon();
+  daemon = await startBenchDaemon({
+    home,
+    token: TOKEN,
+    args: ['--disk-floor-gib', '0'],
+    env: process.env,
+    label: 'ui-first-frame',
+    requestMs: 10_000,
+    stopMs: 10_000,
+  });
   await tmux(
     ...['set-option', '-g', 'status', 'off', ';'],
     ...['set-option', '-g', 'remain-on-exit', 'on', ';'],
@@ -139,10 +148,7 @@ try {
   );
 } finally {
   await tmux('kill-server').catch(() => undefined);
-  daemon?.kill('SIGTERM');
-  await new Promise((resolve) =>
-    daemon === undefined || daemon.exitCode !== null ? resolve() : daemon.once('exit', resolve),
-  );
+  await daemon?.stop();
   rmSync(dir, { recursive: true, force: true });
 }
 
@@ -270,24 +276,6 @@ function ulidAt(ms, index) {
     return text;
   };
   return encode(BigInt(ms), 10) + encode(BigInt(index) * 7919n + 12345n, 16);
-}
-
-/** `harmflow serve` on the state directory, a free loopback port and the bench's token; resolves once it listens. */
-async function startDaemon() {
-  const child = spawn(process.execPath, [BIN, 'serve', '--port', '0', '--home', home.root, '--disk-floor-gib', '0'], {
-    env: { ...process.env, HARMFLOW_TOKEN: TOKEN },
-    stdio: ['ignore', 'pipe', 'inherit'],
-  });
-  let output = '';
-  const url = await new Promise((resolve, reject) => {
-    child.stdout.on('data', (chunk) => {
-      output += chunk;
-      const match = /HarmFlow service on (http:\/\/\S+)/.exec(output);
-      if (match) resolve(match[1]);
-    });
-    child.once('exit', (code) => reject(new Error(`serve exited (${code}): ${output}`)));
-  });
-  return Object.assign(child, { url });
 }
 
 function quantile(values, q) {

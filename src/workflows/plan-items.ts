@@ -2,6 +2,7 @@ import { describeError, UsageError } from '../core/errors.js';
 import type { Json, Measured, OutputRecord, ResumeStore, RunItem, StoredOutput } from '../store/resume-store.js';
 import type { RunView, StepDefinition, WorkflowDefinition } from './define.js';
 import { type FingerprintComponents, parseComponents, type RerunReason, rerunReasons } from './fingerprint.js';
+import { NOT_LOADED, OnDemandOutputs } from './on-demand-outputs.js';
 import { type Fingerprinted, fingerprintItem, itemsOf } from './prepare.js';
 
 /** Why an item will run: its fingerprint's components changed, it failed last time, or its step was invalidated. */
@@ -50,24 +51,20 @@ class OutputsNeeded extends Error {
   }
 }
 
-/** What PlanState.attempt returns when the computation asked the view for values not loaded yet. */
-const NOT_LOADED: unique symbol = Symbol('not loaded');
-
 /**
  * The planner's picture of the run so far: each planned step's keys and expected outputs. Output
  * values are loaded only for steps an items function or a selector reads (`resolve`).
  */
-export class PlanState {
+export class PlanState extends OnDemandOutputs {
   readonly #store: ResumeStore;
   readonly #expected = new Map<string, ReadonlyMap<string, Expected>>();
   readonly #values = new Map<string, ReadonlyMap<string, Json>>();
   readonly #keys = new Map<string, readonly string[]>();
-  /** The first step whose values the view was asked for and did not have, since `attempt` began. */
-  #missing: string | undefined;
   /** What an items function or a read selector sees: the outputs the plan expects. */
   readonly view: RunView;
 
   constructor(store: ResumeStore, params: Readonly<Record<string, Json>>) {
+    super();
     this.#store = store;
     this.view = {
       params,
@@ -75,7 +72,7 @@ export class PlanState {
       output: (step, key) => {
         const values = this.#values.get(step);
         if (values === undefined && this.#expected.get(step)?.has(key)) {
-          this.#missing ??= step;
+          this.markMissing(step);
           throw new OutputsNeeded(step);
         }
         const value = values?.get(key);
@@ -108,35 +105,9 @@ export class PlanState {
     return worst;
   }
 
-  /**
-   * `compute()`, or NOT_LOADED when it asked the view for values not loaded yet — whether it threw
-   * then or caught the error and went on, as an items function may (the runner's RunOutputs.attempt
-   * does the same): load them (loadMissing) and attempt again. Synchronous, so the planner calls it
-   * per item at no cost once the values are loaded. Any other error it throws is thrown.
-   */
-  attempt<T>(compute: () => T): T | typeof NOT_LOADED {
-    this.#missing = undefined;
-    try {
-      const value = compute();
-      if (this.#missing === undefined) return value;
-    } catch (error) {
-      if (this.#missing === undefined) throw error;
-    }
-    return NOT_LOADED;
-  }
-
-  /** `compute()`, loading the output values of each step it asks the view for, and trying again. */
-  async resolve<T>(compute: () => T): Promise<T> {
-    for (;;) {
-      const value = this.attempt(compute);
-      if (value !== NOT_LOADED) return value;
-      await this.loadMissing();
-    }
-  }
-
   /** Loads the values of the step the last `attempt` found missing. */
   async loadMissing(): Promise<void> {
-    if (this.#missing !== undefined) await this.#load(this.#missing);
+    if (this.missingStep !== undefined) await this.#load(this.missingStep);
   }
 
   /** Loads the values of the outputs the plan expects of `step` (one getOutputs). */

@@ -10,9 +10,7 @@ import { NotFoundError, UsageError } from '../core/errors.js';
 import type { Json, ResumeStore } from '../store/resume-store.js';
 import type { RunView } from './define.js';
 import type { FingerprintComponents } from './fingerprint.js';
-
-/** What `attempt` returns when the computation asked the view for a value not loaded yet. */
-export const NOT_LOADED: unique symbol = Symbol('not loaded');
+import { OnDemandOutputs } from './on-demand-outputs.js';
 
 /** An item's output in this run; `output` is undefined until its value is loaded (JSON has no undefined). */
 interface Held {
@@ -31,16 +29,15 @@ class ValueNotLoaded extends Error {
   }
 }
 
-export class RunOutputs {
+export class RunOutputs extends OnDemandOutputs {
   readonly #store: ResumeStore;
   readonly #held = new Map<string, Map<string, Held>>();
   readonly #keys = new Map<string, readonly string[]>();
-  /** The first step whose value the view was asked for and did not have, since `attempt` began. */
-  #missing: string | undefined;
   /** What an items function or a read selector sees: the run's parameters and the outputs held. */
   readonly view: RunView;
 
   constructor(store: ResumeStore, params: Readonly<Record<string, Json>>) {
+    super();
     this.#store = store;
     this.view = {
       params,
@@ -49,7 +46,7 @@ export class RunOutputs {
         const held = this.#held.get(step)?.get(key);
         if (held === undefined) throw new UsageError(`step ${step} has no output for item ${key} in this run`);
         if (held.output === undefined) {
-          this.#missing ??= step;
+          this.markMissing(step);
           throw new ValueNotLoaded(step, key);
         }
         return held.output;
@@ -73,34 +70,9 @@ export class RunOutputs {
     return this.#held.get(step)?.get(key)?.digest;
   }
 
-  /**
-   * `compute()`, or NOT_LOADED when it asked the view for a value not loaded yet (whether it threw
-   * then or went on): load it (loadMissing) and attempt again. Synchronous, so a caller may use it
-   * per item at no cost when everything is loaded. Any other error it throws is thrown.
-   */
-  attempt<T>(compute: () => T): T | typeof NOT_LOADED {
-    this.#missing = undefined;
-    try {
-      const value = compute();
-      if (this.#missing === undefined) return value;
-    } catch (error) {
-      if (this.#missing === undefined) throw error;
-    }
-    return NOT_LOADED;
-  }
-
-  /** `compute()`, once every value it asks the view for is loaded. */
-  async resolve<T>(compute: () => T): Promise<T> {
-    for (;;) {
-      const value = this.attempt(compute);
-      if (value !== NOT_LOADED) return value;
-      await this.loadMissing();
-    }
-  }
-
   /** Loads the values of the step the last `attempt` found missing, in one getOutputs. */
   async loadMissing(): Promise<void> {
-    const step = this.#missing;
+    const step = this.missingStep;
     if (step === undefined) return;
     const wanted: Wanted = new Map();
     for (const key of this.#held.get(step)?.keys() ?? []) this.#want(wanted, step, key);

@@ -39,11 +39,12 @@ import {
   type ReadyItem,
   type StepWork,
 } from './item-executor.js';
+import { NOT_LOADED } from './on-demand-outputs.js';
 import type { ModelPrice } from './plan-cost.js';
 import { type Fingerprinted, fingerprintItem, inputOf, invalidationMarks, itemsOf } from './prepare.js';
 import { RetryBudget, type RetryConfig, resolveRetryPolicy } from './retry.js';
 import { approvalCommits, BY_RULE, sortOpenReviews } from './review.js';
-import { NOT_LOADED, RunOutputs } from './run-outputs.js';
+import { RunOutputs } from './run-outputs.js';
 import { refuseDrivenElsewhere, thisOwner } from './run-owner.js';
 import { type DrivePlan, driveStepsOf, spendDelta } from './spend.js';
 import { requireWhatStepsNeed, validateDefinition } from './validate.js';
