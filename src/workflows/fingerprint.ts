@@ -64,12 +64,24 @@ const quotedNames = new Map<string, string>();
 
 /**
  * `JSON.stringify(name)` for a text that recurs item after item (an object key, a workflow, step or
- * version name, an input's item key and digest), remembered: a lookup costs a fraction of the call,
- * which is most of the time of the small texts made per item. An input recurs wherever items read
- * the same upstream outputs: in the statements example each of 1,200 categorise digests is in ≈100
- * of the 2,000 totals fingerprints (60 inputs each), and quoting the inputs' keys and digests through
- * here made those 2,000 components texts 3× faster (≈90 → ≈20–30 ms; hashed, ≈120 → ≈45–65 ms).
+ * version name), remembered: a lookup costs a fraction of the call, which is most of the time of the
+ * small texts made per item.
  */
+/** Texts JSON writes as they are, between quotes: nothing in them needs an escape. */
+const PLAIN = /^[\w.:-]*$/;
+
+/**
+ * `JSON.stringify(text)` for an input's item key or digest, without the call when nothing in it needs
+ * an escape. Not remembered (quotedName): a run's digests are as many as its items — 14,000 in
+ * `npm run bench -- workflow`, where remembering them emptied the memory every 10,000 and made the
+ * cached plan and resume 7–17% slower against the same-run floor — and the test and the quotes
+ * cost about what a remembered lookup does (140,000 quotes: 23 ms, 20 ms remembered, 59 ms
+ * stringified, one micro-benchmark).
+ */
+function quotedPlain(text: string): string {
+  return PLAIN.test(text) ? `"${text}"` : JSON.stringify(text);
+}
+
 function quotedName(name: string): string {
   let quoted = quotedNames.get(name);
   if (quoted === undefined) {
@@ -120,7 +132,7 @@ export function componentsText(components: FingerprintComponents): string {
   for (let index = 0; index < inputs.length; index += 1) {
     const [step, item, digest] = inputs[index] as readonly [string, string, string];
     if (index > 0) text += ',';
-    text += `[${quotedName(step)},${quotedName(item)},${quotedName(digest)}]`;
+    text += `[${quotedName(step)},${quotedPlain(item)},${quotedPlain(digest)}]`;
   }
   text += ']';
   if (components.invalidated !== undefined) text += `,"invalidated":${JSON.stringify(components.invalidated)}`;
