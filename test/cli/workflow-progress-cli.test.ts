@@ -151,7 +151,10 @@ describe.skipIf(!available)('workflow run progress, on a terminal', () => {
     const { screen, raw } = await onTerminal('--quiet', '--param', 'ms=20');
     expect(raw).not.toContain(ERASE_LINE);
     expect(screen).not.toMatch(/^(ask|tally)(: | [█░])/m);
-    expect(screen).toMatch(/^plan for a new run of progress$/m);
+    // The heading is checked in what the program wrote: tmux's screen sometimes lacks a pane's first
+    // line (seen here: the recording had it, the capture began at the table under it).
+    expect(raw).toMatch(/^plan for a new run of progress\r?$/m);
+    expect(screen).toMatch(/^step +kind +items/m);
   });
 });
 
