@@ -1,8 +1,8 @@
 /**
  * The Workbench's one stylesheet, served at `/ui/style.css`. Plain CSS: system fonts, a readable
- * measure, tables that fold into stacked rows under 640 px (a phone is 375 px wide), and a visible
- * focus ring on everything the keyboard reaches. Colours come from custom properties so a dark
- * scheme is one media query.
+ * measure, tables that fold into stacked rows under 640 px (a phone is 375–390 px wide) without
+ * breaking a label or a state inside a word, and a visible focus ring on everything the keyboard
+ * reaches. Colours come from custom properties so a dark scheme is one media query.
  */
 export const STYLE = `
 :root {
@@ -115,8 +115,12 @@ dialog .actions { justify-content: flex-end; margin: 1rem 0 0; }
   dl.item-parts { grid-template-columns: minmax(0, 1fr); }
   table.rows thead { display: none; }
   table.rows tr { display: block; border-bottom: 1px solid var(--line); padding: .3rem 0; }
-  table.rows td { display: flex; justify-content: space-between; border: none; padding: .15rem .3rem; }
-  table.rows td::before { content: attr(data-label); color: var(--muted); margin-right: 1rem; }
+  /* A cell is its label, then its value at the right; a value too long for the rest of the line goes under
+     its label. break-word, not main's anywhere: a flex item may then shrink no narrower than its longest
+     word, so "waiting" never becomes "waiti/ng" (anywhere lets it shrink to one letter a line). */
+  table.rows td { display: flex; flex-wrap: wrap; justify-content: space-between; gap: 0 1rem; border: none; padding: .15rem .3rem; overflow-wrap: break-word; }
+  table.rows td::before { content: attr(data-label); color: var(--muted); font-weight: 400; white-space: nowrap; }
+  table.rows td .wait-for { flex-basis: 100%; text-align: right; }
   div.timeline [role="option"] { display: flex; flex-wrap: wrap; gap: .2rem .6rem; }
   div.timeline [role="option"] .summary { flex-basis: 100%; }
 }
