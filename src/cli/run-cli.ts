@@ -1,10 +1,11 @@
 /**
- * Runs a `harmflow` command line and maps its errors to one line on stderr and the documented exit
- * code (docs/cli.md). Stack traces only with `--debug`. Shared by the whole program (cli/main.ts) and
- * the bundled entries of the everyday verbs (cli/bundled-verbs.ts), so both answer alike.
+ * Runs a `harmflow` command line and maps its errors to one line on stderr (a line a problem for a
+ * task file with several) and the documented exit code (docs/cli.md). Stack traces only with
+ * `--debug`. Shared by the whole program (cli/main.ts) and the bundled entries of the everyday verbs
+ * (cli/bundled-verbs.ts), so both answer alike.
  */
 import { type Command, CommanderError } from 'commander';
-import { describeError, EXIT, HarmflowError } from '../core/errors.js';
+import { describeErrorLines, EXIT, HarmflowError } from '../core/errors.js';
 import { inertText } from '../core/terminal-text.js';
 
 export async function runCli(argv: readonly string[], program: Command): Promise<void> {
@@ -23,7 +24,7 @@ export async function runCli(argv: readonly string[], program: Command): Promise
       return;
     }
     // Inert: a message may quote what a harness or a service wrote (core/terminal-text.ts).
-    process.stderr.write(`harmflow: ${inertText(describeError(error))}\n`);
+    for (const line of describeErrorLines(error)) process.stderr.write(`harmflow: ${inertText(line)}\n`);
     if (debug && error instanceof Error && error.stack) process.stderr.write(`${error.stack}\n`);
     process.exitCode = error instanceof HarmflowError ? error.exitCode : EXIT.internal;
   }

@@ -1,7 +1,7 @@
 /**
  * Named errors. Each carries the exit code the CLI maps it to (the table in docs/cli.md) and an
- * optional `cause`. Messages are one line that names the problem; the CLI prints only the message
- * unless `--debug`.
+ * optional `cause`. Messages are one line that names the problem (a TaskFileError's, one line a
+ * problem); the CLI prints only the message unless `--debug`.
  */
 
 /** Exit codes of `harmflow`. Documented in docs/cli.md; change both together. */
@@ -42,10 +42,17 @@ export class UsageError extends HarmflowError {
   }
 }
 
-/** A task file that cannot be read, parsed or validated, or names an unknown harness. */
+/**
+ * A task file that cannot be read, parsed or validated, or names an unknown harness. `problems` holds
+ * each problem found, one line each (a file is reported whole, not one problem a run); the message
+ * is those lines joined with newlines.
+ */
 export class TaskFileError extends HarmflowError {
-  constructor(message: string, options?: { cause?: unknown }) {
-    super(message, EXIT.invalidTask, options);
+  readonly problems: readonly string[];
+  constructor(problems: string | readonly string[], options?: { cause?: unknown }) {
+    const lines = typeof problems === 'string' ? [problems] : problems;
+    super(lines.join('\n'), EXIT.invalidTask, options);
+    this.problems = lines;
   }
 }
 
@@ -85,6 +92,14 @@ export class ServiceUnavailableError extends HarmflowError {
   constructor(message: string, options?: { cause?: unknown }) {
     super(message, EXIT.unavailable, options);
   }
+}
+
+/**
+ * The lines the CLI prints for `error`: one for each problem of a TaskFileError that lists several,
+ * else its `describeError` line.
+ */
+export function describeErrorLines(error: unknown): string[] {
+  return error instanceof TaskFileError && error.problems.length > 1 ? [...error.problems] : [describeError(error)];
 }
 
 /** Returns the error's message and its causes' messages, joined, on one line. */

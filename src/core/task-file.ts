@@ -1,7 +1,9 @@
 /**
  * Reads a task file: YAML (or JSON) → `TaskFile` (zod) → normalized `Task`, with paths resolved
- * against the file's folder. Every failure is a TaskFileError whose message names the file and
- * the first problem, e.g. `task.yaml: harness: unknown harness "foo" (known: claude-code, codex)`.
+ * against the file's folder. Every failure is one TaskFileError listing every problem the file has,
+ * one line each naming the file and the place in it, e.g.
+ * `task.yaml: fallbacks[1]: unknown harness "cluade" (known: claude-code, codex, gemini, opencode)`:
+ * a file is fixed in one round, not one error per run.
  */
 import { readFileSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
@@ -21,35 +23,57 @@ export function loadTaskFile(path: string): Task {
     });
   }
   const document = parseDocument(text);
-  const yamlError = document.errors[0];
-  if (yamlError) {
-    const line = yamlError.linePos?.[0].line;
-    const message = (yamlError.message.split('\n')[0] ?? '').replace(/ at line \d+, column \d+:?$/, '');
-    throw new TaskFileError(`${path}${line ? `:${line}` : ''}: not valid YAML: ${message}`);
+  if (document.errors.length > 0) {
+    // The schema is not checked on a document YAML could not read: its values are guesses. One
+    // problem a line: a second error on the same line follows from the first.
+    const lines = new Set<number>();
+    const problems = document.errors.flatMap((error) => {
+      const line = error.linePos?.[0].line;
+      if (line !== undefined && lines.has(line)) return [];
+      if (line !== undefined) lines.add(line);
+      const message = (error.message.split('\n')[0] ?? '').replace(/ at line \d+, column \d+:?$/, '');
+      return [`${path}${line ? `:${line}` : ''}: not valid YAML: ${message}`];
+    });
+    throw new TaskFileError(problems);
   }
   // reportInput: an issue's input tells a missing field (undefined) from a value of the wrong type.
   const parsed = TaskFile.safeParse(document.toJS() ?? {}, { reportInput: true });
-  if (!parsed.success) throw new TaskFileError(`${path}: ${describeIssue(parsed.error)}`);
+  if (!parsed.success) throw new TaskFileError(describeIssues(parsed.error).map((problem) => `${path}: ${problem}`));
   const folder = dirname(resolve(path));
   return resolveTask(parsed.data, (relative) => resolve(folder, relative));
 }
 
-/** The first issue of a zod error, as `field.path: message`. */
+/** The first issue of a zod error, as `field.path[1]: message` (describeIssues' first line). */
 export function describeIssue(error: { issues: readonly z.core.$ZodIssue[] }): string {
-  const issue = error.issues[0];
-  if (!issue) return 'invalid';
+  return describeIssues(error)[0] ?? 'invalid';
+}
+
+/** Every issue of a zod error, one line each: `field.path[1]: message`, in the schema's order. */
+export function describeIssues(error: { issues: readonly z.core.$ZodIssue[] }): string[] {
+  return error.issues.flatMap((issue) => describeOne(issue));
+}
+
+function describeOne(issue: z.core.$ZodIssue): string[] {
   if (issue.code === 'invalid_union') {
     // A value that fits no option: describe the option the input was meant for — the one that got
     // furthest into it (deepest path), and of equals the one not rejecting the input's type outright.
     const score = (issues: readonly z.core.$ZodIssue[]) =>
       (issues[0]?.path.length ?? 0) * 2 + (issues[0]?.code === 'invalid_type' ? 0 : 1);
     const meant = [...issue.errors].sort((a, b) => score(b) - score(a))[0];
-    if (meant?.[0]) return describeIssue({ issues: [{ ...meant[0], path: [...issue.path, ...meant[0].path] }] });
+    if (meant?.[0]) return meant.flatMap((inner) => describeOne({ ...inner, path: [...issue.path, ...inner.path] }));
   }
-  const where = issue.path.length ? `${issue.path.join('.')}: ` : '';
-  if (issue.code === 'unrecognized_keys') return `${where}unknown field ${issue.keys.map((k) => `"${k}"`).join(', ')}`;
+  const where = issue.path.length ? `${fieldPath(issue.path)}: ` : '';
+  if (issue.code === 'unrecognized_keys')
+    return [`${where}unknown field ${issue.keys.map((k) => `"${k}"`).join(', ')}`];
   if ((issue.code === 'invalid_type' || issue.code === 'invalid_value') && issue.input === undefined) {
-    return `${where}required`;
+    return [`${where}required`];
   }
-  return `${where}${issue.message}`;
+  return [`${where}${issue.message}`];
+}
+
+/** A place in the file as people write it: `fallbacks[1].harness`, `gates.custom[0].name`. */
+function fieldPath(path: readonly PropertyKey[]): string {
+  return path
+    .map((key, index) => (typeof key === 'number' ? `[${key}]` : `${index === 0 ? '' : '.'}${String(key)}`))
+    .join('');
 }

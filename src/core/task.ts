@@ -5,7 +5,7 @@
  * `resolveTask` turns a validated file into the normalized `Task` the engine runs.
  */
 import { z } from 'zod';
-import { longerThanMaximum, parseDuration } from './duration.js';
+import { DURATION_PATTERN, formatDuration, longerThanMaximum, parseDuration } from './duration.js';
 import { GatesConfig, type GatesSettings } from './gates-config.js';
 import { HARNESS_NAMES, HarnessName, isSimulatedHarness, Outcome, SIMULATED_HARNESSES } from './outcome.js';
 import { isRepositoryUrl } from './repository-url.js';
@@ -69,18 +69,28 @@ export const MAX_INTERRUPT_BUDGET_MS = HOUR_MS;
  */
 export const MAX_QUOTA_WAIT_MS = MAX_TIMEOUT_MS;
 
-/** A duration as task files write it (duration.ts), of at most `maxMs`. */
+/** What a value that is not a duration is told (the same words for text and numbers). */
+const NOT_A_DURATION = 'not a duration (examples: 45m, 1h30m, 90s, 600)';
+
+/**
+ * A duration as task files write it (duration.ts), of at most `maxMs`: text matching
+ * DURATION_PATTERN (published as the JSON schema's `pattern`, so editors check the form too) or a
+ * number of seconds above zero. The maximum is checked here only: a JSON schema pattern cannot
+ * compare sums, so the published description says it in words.
+ */
 const duration = (maxMs: number) =>
-  z.union([z.string(), z.number()]).check((context) => {
-    const ms = parseDuration(context.value);
-    const message =
-      ms === undefined
-        ? 'not a duration (examples: 45m, 1h30m, 90s, 600)'
-        : ms > maxMs
-          ? longerThanMaximum(context.value, maxMs)
-          : undefined;
-    if (message !== undefined) context.issues.push({ code: 'custom', message, input: context.value });
-  });
+  z
+    .union([z.string().regex(new RegExp(DURATION_PATTERN), NOT_A_DURATION), z.number().gt(0, NOT_A_DURATION)])
+    .check((context) => {
+      const ms = parseDuration(context.value) ?? 0;
+      if (ms > maxMs)
+        context.issues.push({ code: 'custom', message: longerThanMaximum(context.value, maxMs), input: context.value });
+    });
+
+/** A duration field's description: what it is, then its form and its maximum (which no pattern can say). */
+function durationText(meaning: string, maxMs: number): string {
+  return `${meaning}; a duration (45m, 1h30m, 90s, 500ms, 2d, or seconds) of at most ${formatDuration(maxMs).replaceAll(' ', '')}`;
+}
 
 /** Every built-in gate on, nothing custom: the gates of a task that names none. */
 const DEFAULT_GATES = GatesConfig.parse({});
@@ -115,10 +125,15 @@ export const TaskFile = z.strictObject({
     .describe('how many switches an execution may make (default: number of fallbacks)'),
   timeout: duration(MAX_TIMEOUT_MS)
     .default('30m')
-    .describe('one deadline for the whole execution, across every attempt'),
+    .describe(durationText('one deadline for the whole execution, across every attempt', MAX_TIMEOUT_MS)),
   interruptBudget: duration(MAX_INTERRUPT_BUDGET_MS)
     .optional()
-    .describe('how long an interrupted harness (cancel, switch, deadline) may take to exit before it is killed'),
+    .describe(
+      durationText(
+        'how long an interrupted harness (cancel, switch, deadline) may take to exit before it is killed',
+        MAX_INTERRUPT_BUDGET_MS,
+      ),
+    ),
   failoverOn: z
     .array(switchable)
     .default([])
@@ -129,10 +144,17 @@ export const TaskFile = z.strictObject({
     .describe('when every harness of the chain is out of quota, wait for the earliest reset instead of failing'),
   maxWait: duration(MAX_QUOTA_WAIT_MS)
     .optional()
-    .describe('the longest such wait (waits for a reset even without waitForReset); a later reset ends the execution'),
+    .describe(
+      durationText(
+        'the longest such wait (waits for a reset even without waitForReset); a later reset ends the execution',
+        MAX_QUOTA_WAIT_MS,
+      ),
+    ),
   quotaCoolDown: duration(MAX_QUOTA_WAIT_MS)
     .default(`${DEFAULT_QUOTA_COOL_DOWN_MS / 1000}s`)
-    .describe('how long a harness that ran out without saying when it resets counts as out'),
+    .describe(
+      durationText('how long a harness that ran out without saying when it resets counts as out', MAX_QUOTA_WAIT_MS),
+    ),
   countManualSwitches: z
     .boolean()
     .default(false)

@@ -3,7 +3,7 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
-import { contextJsonSchema, taskJsonSchema } from '../../src/cli/schema.js';
+import { contextJsonSchema, TASK_SCHEMA_ID, taskJsonSchema } from '../../src/cli/schema.js';
 import { HARNESS_NAMES } from '../../src/core/outcome.js';
 import { TaskFile } from '../../src/core/task.js';
 import { loadTaskFile } from '../../src/core/task-file.js';
@@ -23,8 +23,11 @@ interface JsonSchema {
   pattern?: string;
   minLength?: number;
   minimum?: number;
+  exclusiveMinimum?: number;
   default?: unknown;
   title?: string;
+  $id?: string;
+  $schema?: string;
 }
 
 const published = (): JsonSchema => JSON.parse(readFileSync(SCHEMA_FILE, 'utf8')) as JsonSchema;
@@ -59,6 +62,8 @@ function violations(schema: JsonSchema, value: unknown, path = '$'): string[] {
   }
   if (typeof value === 'number' && schema.minimum !== undefined && value < schema.minimum)
     found.push(`${path}: too small`);
+  if (typeof value === 'number' && schema.exclusiveMinimum !== undefined && value <= schema.exclusiveMinimum)
+    found.push(`${path}: too small`);
   if (Array.isArray(value) && schema.items) {
     value.forEach((item, index) => {
       found.push(...violations(schema.items as JsonSchema, item, `${path}[${index}]`));
@@ -90,6 +95,8 @@ describe('schemas/task.schema.json', () => {
   it('requires name, prompt and harness, and refuses unknown fields', () => {
     const schema = published();
     expect(schema.title).toBe('HarmFlow task file');
+    expect(schema.$id).toBe(TASK_SCHEMA_ID);
+    expect(schema.$schema).toBe('http://json-schema.org/draft-07/schema#');
     expect(schema.type).toBe('object');
     expect(schema.required).toStrictEqual(['name', 'prompt', 'harness']);
     expect(schema.additionalProperties).toBe(false);
@@ -169,6 +176,8 @@ describe('schemas/task.schema.json', () => {
       [{ name: 't', prompt: 'p', harness: 'codex', fallback: ['codex'] }, '$.fallback: unknown field'],
       [{ name: 'bad name', prompt: 'p', harness: 'codex' }, '$.name: does not match ^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$'],
       [{ name: 't', prompt: 'p', harness: 'codex', maxSwitches: -1 }, '$.maxSwitches: too small'],
+      [{ name: 't', prompt: 'p', harness: 'codex', timeout: '5 minutes' }, '$.timeout: matches no option'],
+      [{ name: 't', prompt: 'p', harness: 'codex', quotaCoolDown: 0 }, '$.quotaCoolDown: matches no option'],
       [
         { name: 't', prompt: 'p', harness: 'codex', failoverOn: ['completed'] },
         '$.failoverOn[0]: not one of quota_exhausted, rate_limited, overloaded, auth_failed, failed, crashed',

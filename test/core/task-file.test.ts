@@ -27,7 +27,9 @@ function failure(path: string): TaskFileError {
     const taskError = error as TaskFileError;
     expect(taskError.exitCode).toBe(EXIT.invalidTask);
     expect(taskError.exitCode).toBe(3);
-    expect(taskError.message).not.toMatch(/[\r\n]/);
+    expect(taskError.problems.length).toBeGreaterThan(0);
+    for (const problem of taskError.problems) expect(problem).not.toMatch(/[\r\n]/);
+    expect(taskError.message).toBe(taskError.problems.join('\n'));
     return taskError;
   }
   throw new Error(`${path} loaded without an error`);
@@ -194,7 +196,7 @@ describe('loadTaskFile errors', () => {
       new RegExp(`^${escapeRegExp(unclosed)}:\\d+: not valid YAML: Missing closing "quote`),
     );
     const indented = taskFile('name: t\nprompt: p\n  harness: codex\n');
-    expect(failure(indented).message).toBe(
+    expect(failure(indented).problems[0]).toBe(
       `${indented}:2: not valid YAML: Nested mappings are not allowed in compact mappings`,
     );
     const duplicate = taskFile('name: t\nprompt: p\nharness: codex\nname: u\n');
@@ -211,7 +213,7 @@ describe('loadTaskFile errors', () => {
   it('names an unknown harness in the long form, inside the fallbacks', () => {
     const path = taskFile(`${MINIMAL}fallbacks: [codex, { harness: aider, model: m }]\n`);
     expect(failure(path).message).toBe(
-      `${path}: fallbacks.1.harness: unknown harness "aider" (known: claude-code, codex, gemini, opencode)`,
+      `${path}: fallbacks[1].harness: unknown harness "aider" (known: claude-code, codex, gemini, opencode)`,
     );
   });
 
@@ -228,7 +230,11 @@ describe('loadTaskFile errors', () => {
     const noHarness = taskFile('name: t\nprompt: p\n');
     expect(failure(noHarness).message).toBe(`${noHarness}: harness: required`);
     const empty = taskFile('');
-    expect(failure(empty).message).toBe(`${empty}: name: required`);
+    expect(failure(empty).problems).toStrictEqual([
+      `${empty}: name: required`,
+      `${empty}: prompt: required`,
+      `${empty}: harness: required`,
+    ]);
   });
 
   it('names a value of the wrong type without calling it missing', () => {
@@ -259,7 +265,7 @@ describe('loadTaskFile errors', () => {
     for (const outcome of ['completed', 'canceled', 'timed_out', 'switched']) {
       const path = taskFile(`${MINIMAL}failoverOn: [rate_limited, ${outcome}]\n`);
       const { message } = failure(path);
-      expect(message.startsWith(`${path}: failoverOn.1: `), message).toBe(true);
+      expect(message.startsWith(`${path}: failoverOn[1]: `), message).toBe(true);
       expect(message).toContain('expected one of');
       expect(message).not.toContain(`"${outcome}"`);
     }
@@ -267,7 +273,7 @@ describe('loadTaskFile errors', () => {
 
   it('refuses a passEnv name that is not a variable name', () => {
     const path = taskFile('name: t\nprompt: p\nharness: { harness: codex, passEnv: [OPENAI-KEY] }\n');
-    expect(failure(path).message.startsWith(`${path}: harness.passEnv.0: `)).toBe(true);
+    expect(failure(path).message.startsWith(`${path}: harness.passEnv[0]: `)).toBe(true);
   });
 
   it('refuses a switchAtUtilization outside (0, 1] and an account that is not a name', () => {
