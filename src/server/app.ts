@@ -81,6 +81,6 @@ export function createApp(options: AppOptions): Hono {
   app.route('/api/harnesses', harnessRoutes(options.searchPath ?? process.env.PATH ?? '', store));
   if (options.workflows !== undefined) app.route('/api/workflows', workflowRoutes(options.workflows));
   options.mount?.(app);
-  app.route('/', uiRoutes());
+  app.route('/', uiRoutes({ executionExists: async (id) => (await store.getExecution(id)) !== undefined }));
   return app;
 }

@@ -4,7 +4,7 @@
  * nothing outside the compiled modules is served. Needs dist/web built (`npm run build`).
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { BASE, type Fixture, openFixture, RUNNING_ID } from './fixture.js';
+import { AUTH, BASE, type Fixture, openFixture, RUNNING_ID, UNKNOWN_ID } from './fixture.js';
 
 let fixture: Fixture;
 beforeEach(async () => {
@@ -55,11 +55,35 @@ describe('the Workbench routes', () => {
     }
   });
 
-  it('refuse a foreign Origin or Host, and an id that is not one', async () => {
+  it('refuse a foreign Origin or Host', async () => {
     expect((await browse('/', { origin: 'http://evil.example' })).status).toBe(403);
     expect((await browse('/history', { host: 'evil.example:7878' })).status).toBe(403);
-    expect((await browse('/executions/not-an-id')).status).toBe(404);
-    expect((await browse('/workflows/not-a-run')).status).toBe(404);
     expect((await browse('/workflows', { origin: 'http://evil.example' })).status).toBe(403);
+  });
+
+  it('answer a page that is not there with the not-found page, 404, a link back to its list', async () => {
+    for (const [path, heading, back] of [
+      [`/executions/${UNKNOWN_ID}`, `No execution ${UNKNOWN_ID}`, '/'],
+      ['/executions/not-an-id', 'Not an execution id', '/'],
+      ['/workflows/not-a-run', 'Not a workflow run id', '/workflows'],
+      ['/no/such/page', 'No such page', '/'],
+    ] as const) {
+      const response = await browse(path);
+      expect(response.status, path).toBe(404);
+      expect(response.headers.get('content-type'), path).toMatch(/^text\/html/);
+      expect(response.headers.get('content-security-policy'), path).toMatch(/default-src 'none'/);
+      const html = await response.text();
+      expect(html, path).toContain(`<h1>${heading}</h1>`);
+      expect(html, path).toContain(`<a href="${back}" id="back-link">`);
+      expect(html, path).toContain('<script type="module" src="/ui/dom/not-found.js">');
+    }
+    // A known execution's page is served as ever; the API keeps answering JSON.
+    expect((await browse(`/executions/${RUNNING_ID}`)).status).toBe(200);
+    const api = await browse('/api/no-such-route', AUTH);
+    expect(api.status).toBe(404);
+    expect(await api.json()).toEqual({ error: { name: 'NotFound', message: 'no route GET /api/no-such-route' } });
+    const execution = await browse(`/api/executions/${UNKNOWN_ID}`, AUTH);
+    expect(execution.status).toBe(404);
+    expect(((await execution.json()) as { error: { name: string } }).error.name).toBe('NotFoundError');
   });
 });
