@@ -5,11 +5,12 @@
  */
 import type { Command } from 'commander';
 import { formatBytes } from '../core/bytes.js';
-import { type AdmissionStatus, connect, HOME_HELP } from './client.js';
+import { type AdmissionStatus, connect, HOME_HELP, URL_HELP } from './client.js';
 
 interface Options {
   json?: boolean;
   home?: string;
+  url?: string;
 }
 
 /** The status as lines for people. */
@@ -48,6 +49,7 @@ export function registerAdmission(program: Command): void {
     .description("show the running service's admission control; hold or release new executions")
     .option('--json', 'print the status as JSON')
     .option('--home <dir>', HOME_HELP)
+    .option('--url <url>', URL_HELP)
     .action(async (options: Options) => {
       print(await connect(options).admission(), options);
     });
@@ -58,6 +60,7 @@ export function registerAdmission(program: Command): void {
     .argument('<reason...>', 'why (shown by `harmflow admission` and in refusals of submit)')
     .option('--json', 'print the status as JSON')
     .option('--home <dir>', HOME_HELP)
+    .option('--url <url>', URL_HELP)
     .action(async (words: string[], _options: Options, command: Command) => {
       // optsWithGlobals: `admission --json hold …` and `admission hold … --json` mean the same.
       const options = command.optsWithGlobals<Options>();
@@ -69,6 +72,7 @@ export function registerAdmission(program: Command): void {
     .description('let the service start new executions again')
     .option('--json', 'print the status as JSON')
     .option('--home <dir>', HOME_HELP)
+    .option('--url <url>', URL_HELP)
     .action(async (_options: Options, command: Command) => {
       const options = command.optsWithGlobals<Options>();
       print(await connect(options).release(), options);

@@ -11,7 +11,8 @@ import { ServiceUnavailableError, UsageError } from '../core/errors.js';
 import { FINAL_STATES } from '../core/outcome.js';
 import { inertText } from '../core/terminal-text.js';
 import type { ExecutionRecord } from '../store/store.js';
-import { connect, HOME_HELP, requireExecutionId, type ServiceClient } from './client.js';
+import { connect, HOME_HELP, type ServiceClient, type ServiceOptions, URL_HELP } from './client.js';
+import { serviceExecutionId } from './service-id.js';
 
 /**
  * 250 ms between polls: a person does not notice a quarter second between the execution ending
@@ -52,18 +53,19 @@ export function registerCancel(program: Command): void {
   program
     .command('cancel')
     .description('cancel an execution on the running service and wait until it has ended')
-    .argument('<id>', 'the whole execution id')
+    .argument('<id>', 'execution id or a unique prefix')
     .option('--no-wait', 'return once the service has the request, without waiting for the end')
     .option('--timeout <duration>', 'how long to wait for the end (e.g. 90s, 5m)', DEFAULT_WAIT)
     .option('--json', 'print the execution record as JSON')
     .option('--home <dir>', HOME_HELP)
-    .action(async (id: string, options: { wait: boolean; timeout: string; json?: boolean; home?: string }) => {
-      requireExecutionId(id);
+    .option('--url <url>', URL_HELP)
+    .action(async (id: string, options: ServiceOptions & { wait: boolean; timeout: string; json?: boolean }) => {
       const timeoutMs = parseDuration(options.timeout);
       if (timeoutMs === undefined) throw new UsageError(`--timeout: not a duration: ${options.timeout}`);
       const client = connect(options);
-      const asked = await client.cancel(id);
-      const execution = options.wait ? await waitUntilEnded(client, id, timeoutMs) : asked;
+      const whole = await serviceExecutionId(client, id);
+      const asked = await client.cancel(whole);
+      const execution = options.wait ? await waitUntilEnded(client, whole, timeoutMs) : asked;
       if (options.json) return void process.stdout.write(`${JSON.stringify(execution, null, 2)}\n`);
       const said = FINAL_STATES.has(execution.state)
         ? `${execution.state}${execution.message ? ` — ${execution.message}` : ''}`

@@ -68,6 +68,9 @@ export const ExecutionList = z.object({
 });
 export type ExecutionList = z.infer<typeof ExecutionList>;
 
+/** `GET /api/executions` read for its ids alone (cli/service-id.ts resolves a prefix against them). */
+export const ExecutionIds = z.object({ executions: z.array(z.object({ id: z.string() })) });
+
 /** A queued follow-up message. `queued` counts the messages waiting, this one included. */
 export const Turn = z.object({ id: z.string().min(1), execution: z.string(), queued: z.int().min(1) });
 export type Turn = z.infer<typeof Turn>;

@@ -1,7 +1,8 @@
 /**
  * The CLI's client of a running `harmflow serve`: one method per route the service verbs and the
  * terminal UI use (submit, list, detail — context, changes, disk, the event stream —, send, cancel,
- * the workflow runs, admission, stop). Where: `HARMFLOW_URL` (default http://127.0.0.1:7878).
+ * the workflow runs, admission, stop). Where: the verb's `--url`, else `HARMFLOW_URL`, else
+ * http://127.0.0.1:7878.
  * Who: the bearer token from `HARMFLOW_TOKEN`, else `<HARMFLOW_HOME>/token`; the client only reads
  * it, never makes one (that is the service's first start).
  *
@@ -44,6 +45,7 @@ import {
   Disk,
   EventEnvelope,
   ExecutionBody,
+  ExecutionIds,
   ExecutionList,
   ExecutionWithAttempts,
   Stopping,
@@ -85,6 +87,15 @@ export const REQUEST_TIMEOUT_MS = 30_000;
 
 /** The help of the verbs' `--home` option: for them, HARMFLOW_HOME is where the token is. */
 export const HOME_HELP = 'state directory holding the API token (default: $HARMFLOW_HOME or ~/.harmflow)';
+
+/** The help of the verbs' `--url` option. */
+export const URL_HELP = `the service's URL (default: $HARMFLOW_URL, else ${DEFAULT_URL})`;
+
+/** What a service verb's options say about where the service is and where its token is. */
+export interface ServiceOptions {
+  readonly home?: string;
+  readonly url?: string;
+}
 
 /** A token is one word: the service refuses anything else (src/server/token.ts). */
 const Token = z.string().regex(/^\S+$/);
@@ -167,6 +178,8 @@ export interface ServiceClient {
   submit(task: TaskFileInput, options?: WriteOptions): Promise<ExecutionRecord>;
   /** `GET /api/executions?state=live|ended&include=attempts`: live (queued, running, waiting) or ended, newest first. */
   executions(state: 'live' | 'ended'): Promise<ExecutionList>;
+  /** `GET /api/executions`: the id of every execution, live and ended (to resolve a prefix). */
+  executionIds(): Promise<string[]>;
   /** `GET /api/executions/:id`. */
   execution(id: string): Promise<ExecutionWithAttempts>;
   /**
@@ -206,12 +219,16 @@ export interface ServiceClient {
   stop(): Promise<void>;
 }
 
-/** The service URL from `HARMFLOW_URL`, without a trailing slash; UsageError when it is not http(s). */
-export function serviceUrl(env: NodeJS.ProcessEnv = process.env): string {
-  const given = env.HARMFLOW_URL;
+/**
+ * The service URL, without a trailing slash: `option` (a verb's `--url`) when given, else
+ * `HARMFLOW_URL` when set and not empty, else DEFAULT_URL. UsageError, naming which of the two it
+ * was, when it is not an http(s) URL.
+ */
+export function serviceUrl(env: NodeJS.ProcessEnv = process.env, option?: string): string {
+  const [given, from] = option !== undefined ? [option, '--url'] : [env.HARMFLOW_URL, 'HARMFLOW_URL'];
   if (given === undefined || given === '') return DEFAULT_URL;
   const parsed = ServiceUrl.safeParse(given);
-  if (!parsed.success) throw new UsageError(`HARMFLOW_URL is not an http(s) URL: ${given}`);
+  if (!parsed.success) throw new UsageError(`${from} is not an http(s) URL: ${given}`);
   return parsed.data.replace(/\/+$/, '');
 }
 
@@ -242,9 +259,9 @@ export function readApiToken(home: HomePaths, env: NodeJS.ProcessEnv = process.e
   return { token: parsed.data, from: file };
 }
 
-/** The client the service verbs use: URL and token from the environment, the token file under `home`. */
-export function connect(options: { readonly home?: string }, env: NodeJS.ProcessEnv = process.env): ServiceClient {
-  const url = serviceUrl(env);
+/** The client the service verbs use: URL from `--url` or the environment (serviceUrl), the token as readApiToken reads it. */
+export function connect(options: ServiceOptions, env: NodeJS.ProcessEnv = process.env): ServiceClient {
+  const url = serviceUrl(env, options.url);
   return createClient({ url, token: readApiToken(harmflowHome(options.home, env), env) });
 }
 
@@ -321,6 +338,8 @@ export function createClient(options: ClientOptions): ServiceClient {
     submit: async (task, write = {}) =>
       (await call('POST', '/api/executions', ExecutionBody, { task }, write.idempotencyKey ?? randomUUID())).execution,
     executions: (state) => call('GET', `/api/executions?state=${state}&include=attempts`, ExecutionList),
+    executionIds: async () =>
+      (await call('GET', '/api/executions', ExecutionIds)).executions.map((execution) => execution.id),
     execution: async (id) => call('GET', executionPath(id), ExecutionWithAttempts),
     context: async (id) => call('GET', `${executionPath(id)}/context`, ExecutionContext),
     changes: async (id) => call('GET', `${executionPath(id)}/changes`, Changes),
@@ -408,7 +427,7 @@ function unreachable(url: string, route: string, timeoutMs: number, error: unkno
   const cause = error instanceof Error && error.cause !== undefined ? error.cause : error;
   if ((cause as NodeJS.ErrnoException).code === 'ECONNREFUSED') {
     return new ServiceUnavailableError(
-      `no HarmFlow service at ${url} (start one with \`harmflow serve\`, or set HARMFLOW_URL)`,
+      `no HarmFlow service at ${url} (start one with \`harmflow serve\`, or give its URL: --url or HARMFLOW_URL)`,
     );
   }
   return new ServiceUnavailableError(`cannot reach the HarmFlow service at ${url}`, { cause });

@@ -5,10 +5,10 @@
  * database; a prefix, `ls` and `show` do. The caller closes a store it gets.
  */
 import { existsSync, mkdirSync } from 'node:fs';
-import { NotFoundError, UsageError } from '../core/errors.js';
 import { isExecutionId } from '../core/execution-id-shape.js';
 import type { HomePaths } from '../core/home.js';
 import type { ExecutionRecord, Store } from '../store/store.js';
+import { resolveExecution } from './id-prefix.js';
 
 /** Opens the state directory's database (creating the directory on first use). */
 export async function openRecordStore(home: HomePaths): Promise<Store> {
@@ -17,18 +17,13 @@ export async function openRecordStore(home: HomePaths): Promise<Store> {
   return openSqliteStore(home.database);
 }
 
-/** Finds the execution whose id is `idOrPrefix` or starts with it (at least 4 characters). */
-export async function findExecution(store: Store, idOrPrefix: string): Promise<ExecutionRecord> {
-  const wanted = idOrPrefix.trim().toLowerCase();
-  if (wanted.length < 4) throw new UsageError(`execution id "${idOrPrefix}" is too short: give at least 4 characters`);
-  const exact = await store.getExecution(wanted);
-  if (exact) return exact;
-  const matches = await store.findExecutions({ prefix: wanted });
-  if (matches.length === 0) throw new NotFoundError(`no execution "${idOrPrefix}" in this HARMFLOW_HOME`);
-  if (matches.length > 1) {
-    throw new UsageError(`execution id "${idOrPrefix}" is ambiguous: ${matches.length} executions start with it`);
-  }
-  return matches[0] as ExecutionRecord;
+/** Finds the execution whose id is `idOrPrefix` or starts with it (cli/id-prefix.ts). */
+export function findExecution(store: Store, idOrPrefix: string): Promise<ExecutionRecord> {
+  return resolveExecution(idOrPrefix, {
+    exact: (id) => store.getExecution(id),
+    startingWith: (prefix) => store.findExecutions({ prefix }),
+    where: 'in this HARMFLOW_HOME',
+  });
 }
 
 /**

@@ -8,7 +8,8 @@
 import { text as readAll } from 'node:stream/consumers';
 import type { Command } from 'commander';
 import { UsageError } from '../core/errors.js';
-import { connect, HOME_HELP, requireExecutionId } from './client.js';
+import { connect, HOME_HELP, URL_HELP } from './client.js';
+import { serviceExecutionId } from './service-id.js';
 
 /** The message: the words joined by spaces, or stdin for `-`. UsageError when it is blank. */
 export async function messageText(words: readonly string[], stdin: NodeJS.ReadableStream): Promise<string> {
@@ -21,14 +22,15 @@ export function registerSend(program: Command): void {
   program
     .command('send')
     .description('queue a follow-up message for a live execution on the running service')
-    .argument('<id>', 'the whole execution id')
+    .argument('<id>', 'execution id or a unique prefix')
     .argument('<text...>', 'the message (words are joined by spaces; - reads it from stdin)')
     .option('--json', 'print the queued turn as JSON')
     .option('--home <dir>', HOME_HELP)
-    .action(async (id: string, words: string[], options: { json?: boolean; home?: string }) => {
-      requireExecutionId(id);
+    .option('--url <url>', URL_HELP)
+    .action(async (id: string, words: string[], options: { json?: boolean; home?: string; url?: string }) => {
       const client = connect(options);
-      const turn = await client.send(id, await messageText(words, process.stdin));
+      const execution = await serviceExecutionId(client, id);
+      const turn = await client.send(execution, await messageText(words, process.stdin));
       if (options.json) return void process.stdout.write(`${JSON.stringify(turn, null, 2)}\n`);
       const ahead = turn.queued - 1;
       process.stdout.write(

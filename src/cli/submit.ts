@@ -16,7 +16,7 @@ import { isRepositoryUrl } from '../core/repository-url.js';
 import { type GitIdentity, TaskFile } from '../core/task.js';
 import { loadTaskFile } from '../core/task-file.js';
 import { GIT_IDENTITY_VARIABLES, gitIdentityEnv, resolveGitIdentity, userGitEnv } from '../workspace/git-identity.js';
-import { connect, HOME_HELP } from './client.js';
+import { connect, HOME_HELP, URL_HELP } from './client.js';
 
 /**
  * The task file at `path` as the service takes it: validated by `loadTaskFile` (the messages and
@@ -47,7 +47,8 @@ export function registerSubmit(program: Command): void {
     .argument('<task>', 'the task file (YAML)')
     .option('--json', 'print the execution record as JSON')
     .option('--home <dir>', HOME_HELP)
-    .action(async (taskPath: string, options: { json?: boolean; home?: string }) => {
+    .option('--url <url>', URL_HELP)
+    .action(async (taskPath: string, options: { json?: boolean; home?: string; url?: string }) => {
       const file = taskForService(taskPath); // before the token: a bad file is exit 3 with or without one
       const identity = await userGitIdentity(file.repo, process.env);
       const task = identity === undefined ? file : withUserGitIdentity(file, identity);

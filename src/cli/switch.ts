@@ -9,7 +9,8 @@ import { userInfo } from 'node:os';
 import type { Command } from 'commander';
 import { UsageError } from '../core/errors.js';
 import { HARNESS_NAMES, HarnessName } from '../core/outcome.js';
-import { connect, HOME_HELP, requireExecutionId } from './client.js';
+import { connect, HOME_HELP, URL_HELP } from './client.js';
+import { serviceExecutionId } from './service-id.js';
 
 interface SwitchOptions {
   to: string;
@@ -17,6 +18,7 @@ interface SwitchOptions {
   reason?: string;
   json?: boolean;
   home?: string;
+  url?: string;
 }
 
 /** The user asking, for the timeline; `unknown user` where the system has no name for this uid. */
@@ -32,21 +34,22 @@ export function registerSwitch(program: Command): void {
   program
     .command('switch')
     .description('move an execution to another harness now, with the handoff, on the running service')
-    .argument('<id>', 'the whole execution id')
+    .argument('<id>', 'execution id or a unique prefix')
     .requiredOption('--to <harness>', `the harness to carry on with (${HARNESS_NAMES.join(', ')})`)
     .option('--model <model>', 'the model it runs')
     .option('--reason <text>', 'why, for the timeline')
     .option('--json', 'print the execution record as JSON')
     .option('--home <dir>', HOME_HELP)
+    .option('--url <url>', URL_HELP)
     .action(async (id: string, options: SwitchOptions) => {
-      requireExecutionId(id);
       const harness = HarnessName.safeParse(options.to);
       if (!harness.success) {
         throw new UsageError(
           `--to: unknown harness ${JSON.stringify(options.to)} (known: ${HARNESS_NAMES.join(', ')})`,
         );
       }
-      const execution = await connect(options).switchHarness(id, {
+      const client = connect(options);
+      const execution = await client.switchHarness(await serviceExecutionId(client, id), {
         to: harness.data,
         by: `cli (${whoAmI()})`,
         ...(options.model !== undefined && { model: options.model }),

@@ -1,5 +1,5 @@
 /**
- * The service verbs (`submit`, `send`, `cancel`, `admission`, `stop`) as users run them: the built
+ * The service verbs (`submit`, `send`, `cancel`, `resume`, `switch`, `admission`, `stop`) as users run them: the built
  * bin in a child process against a loopback fake of the API (test/cli/fake-service.ts), which
  * checks the token and records what the CLI sent. Needs dist/ built (`npm run build`).
  */
@@ -174,20 +174,80 @@ describe('send', () => {
     expect(stderr).toBe(`harmflow: execution ${ID} has ended\n`);
   });
 
-  it('refuses an id prefix with exit 2 and sends nothing', async () => {
-    const { code, stderr } = await harmflow(['send', ID.slice(0, 8), 'more']);
-
-    expect(code).toBe(EXIT.usage);
-    expect(stderr).toMatch(/not an execution id: "01jf3k9x"/);
-    expect(fake.requests).toEqual([]);
-  });
-
   it('refuses an empty message from stdin with exit 2 and sends nothing', async () => {
     const { code, stderr } = await harmflow(['send', ID, '-'], {}, '  \n');
 
     expect(code).toBe(EXIT.usage);
     expect(stderr).toBe('harmflow: the message is empty\n');
     expect(fake.requests).toEqual([]);
+  });
+});
+
+describe('an execution named by a unique prefix', () => {
+  /** An execution whose id shares its first 10 characters with ID's. */
+  const NEIGHBOUR = `${ID.slice(0, 10)}zzzzzzzzzzzzzzzz`;
+  const listed = {
+    status: 200,
+    body: { executions: [executionRecord('running'), executionRecord('succeeded', NEIGHBOUR)] },
+  };
+  const record = { status: 202, body: { execution: executionRecord('running') } };
+
+  const verbs: [string, string[], string][] = [
+    ['send', ['more'], 'messages'],
+    ['cancel', ['--no-wait'], 'cancel'],
+    ['resume', [], 'resume'],
+    ['switch', ['--to', 'codex'], 'switch'],
+  ];
+  for (const [verb, rest, route] of verbs) {
+    it(`${verb} resolves it against the service's list, then acts on the whole id`, async () => {
+      fake.answer('GET /api/executions', listed);
+      fake.answer(
+        `POST /api/executions/${ID}/${route}`,
+        route === 'messages' ? { status: 202, body: { turn: { id: 't2', execution: ID, queued: 1 } } } : record,
+      );
+
+      const { code, stderr } = await harmflow([verb, ID.slice(0, 12).toUpperCase(), ...rest]);
+
+      expect(code, stderr).toBe(EXIT.ok);
+      expect(fake.requests.map((request) => `${request.method} ${request.path}`)).toEqual([
+        'GET /api/executions',
+        `POST /api/executions/${ID}/${route}`,
+      ]);
+    });
+  }
+
+  it('an ambiguous prefix: exit 2 and one line naming how many match, nothing sent', async () => {
+    fake.answer('GET /api/executions', listed);
+
+    const { code, stderr } = await harmflow(['cancel', ID.slice(0, 8)]);
+
+    expect(code).toBe(EXIT.usage);
+    expect(stderr).toBe(`harmflow: execution id "${ID.slice(0, 8)}" is ambiguous: 2 executions start with it\n`);
+    expect(fake.requests.map((request) => request.method)).toEqual(['GET']);
+  });
+
+  it('a prefix nothing starts with: exit 6 naming the service', async () => {
+    fake.answer('GET /api/executions', listed);
+
+    const { code, stderr } = await harmflow(['resume', '01zz']);
+
+    expect(code).toBe(EXIT.notFound);
+    expect(stderr).toBe(`harmflow: no execution "01zz" on the service at ${fake.url}\n`);
+  });
+
+  it('a prefix under 4 characters: exit 2 before any request', async () => {
+    const { code, stderr } = await harmflow(['send', '01j', 'more']);
+
+    expect(code).toBe(EXIT.usage);
+    expect(stderr).toBe('harmflow: execution id "01j" is too short: give at least 4 characters\n');
+    expect(fake.requests).toEqual([]);
+  });
+
+  it('a whole id goes as it is, without the list', async () => {
+    fake.answer(`POST /api/executions/${ID}/resume`, record);
+
+    expect((await harmflow(['resume', ID])).code).toBe(EXIT.ok);
+    expect(fake.requests.map((request) => request.path)).toEqual([`/api/executions/${ID}/resume`]);
   });
 });
 
@@ -378,8 +438,42 @@ describe('reaching the service', () => {
 
     expect(code).toBe(EXIT.unavailable);
     expect(stderr).toBe(
-      `harmflow: no HarmFlow service at ${url} (start one with \`harmflow serve\`, or set HARMFLOW_URL)\n`,
+      `harmflow: no HarmFlow service at ${url} (start one with \`harmflow serve\`, or give its URL: --url or HARMFLOW_URL)\n`,
     );
+  });
+
+  it('--url wins over HARMFLOW_URL, on every verb that reaches the service', async () => {
+    const elsewhere = await deadUrl();
+    fake.answer('POST /api/stop', { status: 202, body: { stopping: true } });
+
+    const stopped = await harmflow(['stop', '--url', `${fake.url}/`], { HARMFLOW_URL: elsewhere });
+
+    expect(stopped.code, stopped.stderr).toBe(EXIT.ok);
+    expect(stopped.stdout).toBe(`the HarmFlow service at ${fake.url} is stopping\n`);
+    const unreachable = await harmflow(['admission', '--url', elsewhere]);
+    expect(unreachable.code).toBe(EXIT.unavailable);
+    expect(unreachable.stderr).toContain(`no HarmFlow service at ${elsewhere}`);
+    const verbs = [
+      'submit',
+      'send',
+      'cancel',
+      'resume',
+      'switch',
+      'admission',
+      'admission hold',
+      'admission release',
+      'stop',
+      'ui',
+    ];
+    const helps = await Promise.all(verbs.map((verb) => harmflow([...verb.split(' '), '--help'])));
+    for (const [at, help] of helps.entries()) expect(help.stdout, verbs[at]).toContain('--url <url>');
+  });
+
+  it('a --url that is not an http(s) URL: exit 2 naming the option, nothing sent', async () => {
+    const { code, stderr } = await harmflow(['admission', '--url', 'ftp://example.com']);
+
+    expect(code).toBe(EXIT.usage);
+    expect(stderr).toBe('harmflow: --url is not an http(s) URL: ftp://example.com\n');
   });
 
   it('without a token: exit 8 naming where it is expected, and no token file made', async () => {
