@@ -1,7 +1,7 @@
 /**
  * Formats event records for people: one line per record, the attempt and harness named, switches
- * and the workspace's warnings set apart. Pure; the `events`, `run` and `demo` commands print what
- * it returns. A line is inert (core/terminal-text.ts): what a harness wrote shows its control
+ * and the workspace's warnings set apart, each line whole (cli/timeline-output.ts cuts it at a
+ * terminal's width). Pure; the `events`, `run` and `demo` commands print what it returns. A line is inert (core/terminal-text.ts): what a harness wrote shows its control
  * characters as escapes (`\x1b`), so printing it cannot drive the user's terminal.
  *
  * Left out (undefined): a `gate.allowed` with no notes — there is one per tool call, right beside
@@ -16,8 +16,6 @@ import { inertText } from '../core/terminal-text.js';
 import type { EventData, EventRecord } from '../events/schema.js';
 import { describeEvent, describeWorkspaceWarning, isRoutine, sandboxWords } from '../web/describe-event.js';
 import { describeOperation } from '../web/describe-operation.js';
-
-const WIDTH = 100;
 
 /** How a turn reached the harness, in words (the record's `delivery`). */
 const DELIVERY: Record<EventData<'turn.started'>['delivery'], string> = {
@@ -41,12 +39,10 @@ function lineOf(record: EventRecord): string | undefined {
     const rule = '═'.repeat(8);
     return `${rule} ${time}  SWITCH ${text} ${rule}`;
   }
-  // A warning is never cut: what it says is the point of the run.
   if (record.type === 'workspace.warning') {
-    const flat = text.replace(/\s+/g, ' ').trim();
-    return `${'!'.repeat(8)} ${time}  WARNING${record.attempt !== undefined ? ` (${who})` : ''} ${flat}`;
+    return `${'!'.repeat(8)} ${time}  WARNING${record.attempt !== undefined ? ` (${who})` : ''} ${flat(text)}`;
   }
-  return `${time}  ${who.padEnd(16)} ${record.type.padEnd(19)} ${clip(text)}`;
+  return `${time}  ${who.padEnd(16)} ${record.type.padEnd(19)} ${flat(text)}`;
 }
 
 function describe(record: EventRecord): string | undefined {
@@ -139,9 +135,9 @@ function mark(status: string): string {
   return status === 'completed' ? 'x' : status === 'in_progress' ? '~' : ' ';
 }
 
-function clip(text: string): string {
-  const flat = text.replace(/\s+/g, ' ').trim();
-  return flat.length > WIDTH ? `${flat.slice(0, WIDTH - 1)}…` : flat;
+/** `text` on one line: each run of whitespace (newlines too) one space. */
+function flat(text: string): string {
+  return text.replace(/\s+/g, ' ').trim();
 }
 
 /** Why a switch happened: who asked, the utilization past the threshold, or the outcome. */
