@@ -45,12 +45,14 @@ export function registerRun(program: Command): void {
           store,
           checked,
           signal: controller.signal,
-          ...(!options.json && {
-            onRecord: (record) => {
-              const line = formatRecord(record);
-              if (line !== undefined) process.stdout.write(`${line}\n`);
-            },
-          }),
+          onRecord: (record) => {
+            // Said on stderr too, with or without --json: the pull request asked for cannot be opened.
+            if (record.type === 'workspace.warning' && record.data.kind === 'no_forge') {
+              process.stderr.write(`harmflow: ${inertText(record.data.message)}\n`);
+            }
+            const line = options.json ? undefined : formatRecord(record);
+            if (line !== undefined) process.stdout.write(`${line}\n`);
+          },
         });
         if (options.json) {
           process.stdout.write(`${JSON.stringify(result, null, 2)}\n`);

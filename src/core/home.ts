@@ -40,6 +40,11 @@ export interface HomePaths {
   /** The folder every execution's run directory is made in: `runs/`. */
   readonly runs: string;
   worktree(execution: string): string;
+  /**
+   * `forge/`: the fake forge's store (pulls.json), where the pull requests of simulated harnesses
+   * are kept, shared by every execution of this state directory as one forge would be.
+   */
+  readonly forge: string;
 }
 
 /** Resolves the state directory: an explicit path, else $HARMFLOW_HOME, else ~/.harmflow. */
@@ -62,6 +67,7 @@ export function harmflowHome(explicit?: string, env: NodeJS.ProcessEnv = process
     worktrees,
     runs,
     worktree: (execution) => join(worktrees, execution),
+    forge: join(root, 'forge'),
   };
 }
 

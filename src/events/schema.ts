@@ -202,10 +202,11 @@ export const EventPayloads = {
    * What the workspace showed that the record must not pass over: `commits_failed` — the execution
    * tried to commit and no commit of it reached the branch; `unconfirmed` — an operation its harness
    * reported done that the workspace does not show (a commit not on the branch, a push the remote does
-   * not hold).
+   * not hold); `no_forge` — the task asks for a pull request and a link of its chain would find no
+   * `gh` to open one with (said once, before the first attempt).
    */
   'workspace.warning': z.object({
-    kind: z.enum(['commits_failed', 'unconfirmed']),
+    kind: z.enum(['commits_failed', 'unconfirmed', 'no_forge']),
     message: z.string(),
   }),
   /**

@@ -43,6 +43,7 @@ import { AttemptObserver } from './attempt-observer.js';
 import { executionSandbox } from './attempt-sandbox.js';
 import { type AttemptContext, CONTEXT_VERSION, type ExecutionContext } from './context-schema.js';
 import { type ExecutionControl, switchAskedMessage } from './control.js';
+import { noForgeWarning } from './forge-check.js';
 import { buildHandoffPrompt, type HandledMessage } from './handoff.js';
 import { LinkChoice, type LinkStop } from './link-choice.js';
 import { LiveUsage } from './live-usage.js';
@@ -174,6 +175,8 @@ export async function drive(input: DriveInput, options: DriveOptions): Promise<D
     recorder,
     firstDrive: progress.nextNumber === 1,
   });
+  const noForge = progress.nextNumber === 1 ? noForgeWarning(task, options.path) : undefined;
+  if (noForge !== undefined) recorder.executor('workspace.warning', noForge);
   /** Turns this drive delivered: one seen again was not finished by an attempt that switched. */
   const delivered = new Set<string>();
   let resumeSession = input.resumeSession;
@@ -337,6 +340,7 @@ export async function drive(input: DriveInput, options: DriveOptions): Promise<D
           observer,
           ...(attemptGates !== undefined && { gates: attemptGates }),
           ...(sandbox !== undefined && { sandbox }),
+          forgeDir: home.forge,
           ...(options.signal && { signal: options.signal }),
           ...(options.suspend && { suspend: options.suspend }),
           ...(options.control && { control: options.control }),

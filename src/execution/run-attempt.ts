@@ -7,9 +7,9 @@
  * attempt is left.
  */
 import { mkdirSync, writeFileSync } from 'node:fs';
-import { dirname, join } from 'node:path';
+import { dirname, isAbsolute, join } from 'node:path';
 import { TaskFileError } from '../core/errors.js';
-import { PRIVATE_FILE_MODE } from '../core/home.js';
+import { PRIVATE_DIR_MODE, PRIVATE_FILE_MODE } from '../core/home.js';
 import { setLongTimeout } from '../core/long-timer.js';
 import { isSimulatedHarness, SIMULATED_HARNESSES } from '../core/outcome.js';
 import type { GitIdentity, HarnessSpec } from '../core/task.js';
@@ -23,7 +23,7 @@ import type { Classification, CommandSpec, HarnessAdapter } from '../harnesses/a
 import { harnessTimeZone } from '../harnesses/wall-time.js';
 import { sandboxed } from '../proc/sandbox.js';
 import { type InterruptSignal, spawnProcess } from '../proc/spawn.js';
-import { simulatedCommand } from '../simulators/launch.js';
+import { FORGE_DIR_ENV, simulatedCommand } from '../simulators/launch.js';
 import { gitIdentityEnv } from '../workspace/git-identity.js';
 import type { WrittenGates } from './attempt-gates.js';
 import type { AttemptObserver } from './attempt-observer.js';
@@ -78,6 +78,8 @@ export interface AttemptInput {
   readonly gates?: WrittenGates;
   /** The execution's OS sandbox (attempt-sandbox.ts); absent: the harness runs without one. */
   readonly sandbox?: ExecutionSandbox;
+  /** The fake forge's store a simulated link opens its pull requests in (HomePaths.forge). */
+  readonly forgeDir: string;
   /** Called right after the harness process is spawned, with its pid (= its process group id). */
   readonly onSpawned?: (pid: number) => void;
 }
@@ -291,7 +293,11 @@ function harnessCommand(input: AttemptInput, homeDir: string): { spec: CommandSp
       `the simulator cannot play ${input.adapter.name} (it plays ${SIMULATED_HARNESSES.join(', ')})`,
     );
   }
-  return { spec: simulatedCommand(command, input.adapter.name, input.spec.simulate), hookFiles };
+  const simulated = simulatedCommand(command, input.adapter.name, input.spec.simulate, input.forgeDir);
+  // Made before the harness starts: a sandbox binds only a folder that exists.
+  const forge = simulated.env[FORGE_DIR_ENV];
+  if (forge !== undefined && isAbsolute(forge)) mkdirSync(forge, { recursive: true, mode: PRIVATE_DIR_MODE });
+  return { spec: simulated, hookFiles };
 }
 
 function ended(

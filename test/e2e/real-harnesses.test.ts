@@ -146,6 +146,7 @@ describe.skipIf(!enabled).each(HARNESSES)('the real %s CLI', (harness) => {
       recorder,
       observer,
       ...(sandbox !== undefined && { sandbox }),
+      forgeDir: lab.bench.home.forge,
     });
     expect(followUp.outcome).toBe('completed');
     expect(observer.sessionId).toBe(attempt.sessionId);

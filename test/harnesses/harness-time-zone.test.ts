@@ -52,6 +52,7 @@ async function codexTurn(env: Record<string, string>, passEnv: string[] = [], ho
     hostEnv,
     recorder: new Recorder({ append: () => {} }, 'e1'),
     observer: new AttemptObserver('t', dir),
+    forgeDir: join(dir, 'forge'),
   });
   const said = JSON.parse(readFileSync(join(attemptDir, 'home', 'home', 'said.json'), 'utf8'));
   return { result, said: said as { tz: string | undefined; resetsAt: string } };
