@@ -7,7 +7,7 @@
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { serve } from '@hono/node-server';
-import { describeError } from '../core/errors.js';
+import { describeError, UsageError } from '../core/errors.js';
 import { harmflowHome, makePrivateDir } from '../core/home.js';
 import { stateDisk } from '../execution/execution-disk.js';
 import { createApp } from '../server/app.js';
@@ -43,7 +43,6 @@ export async function serveHere(options: ServeOptions, limits: ServiceLimits): P
   process.stdout.on('error', () => {});
   const { home, store } = openHome(options.home);
   const runs = openSqliteResumeStore(home.database);
-  const { token, created } = loadOrCreateToken(home);
   const notice = (line: string) => void process.stdout.write(`${line}\n`);
   const diskSizes = new DiskSizes();
   const admission = new Admission({
@@ -87,7 +86,15 @@ export async function serveHere(options: ServeOptions, limits: ServiceLimits): P
     return stopping;
   };
 
-  const { server, bound } = await listen(port, (bound) =>
+  const { server, bound, use } = await listen(port).catch(async (error: unknown) => {
+    admission.close();
+    await runs.close();
+    await store.close();
+    throw error;
+  });
+  // Made once the port is ours: a start that cannot listen leaves no token it never showed.
+  const { token, created } = loadOrCreateToken(home);
+  use(
     createApp({
       home,
       store,
@@ -128,7 +135,6 @@ export async function serveCluster(
   process.stdout.on('error', () => {});
   const home = harmflowHome(options.home);
   makePrivateDir(home.root);
-  const { token, created } = loadOrCreateToken(home);
   const { store, schema, queue, queuePrefix } = options;
   // Loaded here, not with the CLI: BullMQ alone takes ~0.5 s to import, which every other command
   // would pay (`node -e "await import('bullmq')"` with --input-type=module prints the time).
@@ -156,7 +162,13 @@ export async function serveCluster(
     })();
     return stopping;
   };
-  const { server, bound } = await listen(port, (bound) =>
+  const { server, bound, use } = await listen(port).catch(async (error: unknown) => {
+    await runs.close();
+    await node.close();
+    throw error;
+  });
+  const { token, created } = loadOrCreateToken(home);
+  use(
     createApp({
       home,
       store: node.store,
@@ -170,11 +182,7 @@ export async function serveCluster(
       workflows: { store: runs },
       mount: (api) => api.route('/', mirrorEventsRoute({ source: node.events, store: node.store })),
     }),
-  ).catch(async (error: unknown) => {
-    await runs.close();
-    await node.close();
-    throw error;
-  });
+  );
   process.stdout.write(`HarmFlow API node (cluster mode) on http://${HOST}:${bound} (state: ${home.root})\n`);
   if (created) process.stdout.write(`API token (shown once; also in ${home.root}/token): ${token}\n`);
   const signalled = new Promise<void>((resolve) => {
@@ -185,15 +193,21 @@ export async function serveCluster(
   await stop();
 }
 
+/** A server listening, and how to give it its app. */
+interface Listening {
+  readonly server: ReturnType<typeof serve>;
+  /** The port bound: `--port`, or the free one `--port 0` got. */
+  readonly bound: number;
+  /** Serves `app` from now on; until then every request is answered 503. */
+  use(app: ReturnType<typeof createApp>): void;
+}
+
 /**
- * Listens on HOST:`port` and serves the app `appOf` builds for the port bound. The app checks Host
- * against the port actually bound (`--port 0` picks a free one), so it is built once the server
- * listens; requests wait for it (503 until then).
+ * Listens on HOST:`port`. The app checks Host against the port actually bound (`--port 0` picks a
+ * free one), so it is given once the server listens (`use`). A port in use, or one this user may
+ * not listen on, is the user's to change: UsageError (exit 2), one line naming the port and --port.
  */
-async function listen(
-  port: number,
-  appOf: (bound: number) => ReturnType<typeof createApp>,
-): Promise<{ server: ReturnType<typeof serve>; bound: number }> {
+async function listen(port: number): Promise<Listening> {
   let app: ReturnType<typeof createApp> | undefined;
   const server = serve({
     // `env` carries the Node response, which the event stream writes to directly (sse/body.ts).
@@ -203,9 +217,24 @@ async function listen(
   });
   await new Promise<void>((resolve, reject) => {
     server.once('listening', resolve);
-    server.once('error', reject);
+    server.once('error', (error: NodeJS.ErrnoException) => reject(listenError(error, port)));
   });
   const bound = (server.address() as AddressInfo).port;
-  app = appOf(bound);
-  return { server, bound };
+  return {
+    server,
+    bound,
+    use: (given) => {
+      app = given;
+    },
+  };
+}
+
+/** The error `listen` rejects with for `error`: the user's to fix when the port is taken or not allowed. */
+function listenError(error: NodeJS.ErrnoException, port: number): Error {
+  // No `cause`: the line says all of it (describeError would append Node's own words).
+  if (error.code === 'EADDRINUSE') return new UsageError(`port ${port} on ${HOST} is in use; pick another with --port`);
+  if (error.code === 'EACCES') {
+    return new UsageError(`port ${port} on ${HOST} is not open to this user; pick another with --port`);
+  }
+  return error;
 }

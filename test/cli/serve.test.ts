@@ -4,10 +4,12 @@
  */
 import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
 import { existsSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { stringify } from 'yaml';
+import { EXIT } from '../../src/core/errors.js';
 import { endedExecution } from '../execution/ended-execution.js';
 import { type Bench, GIT_IDENTITY, makeBench, simulated } from '../execution/fixture.js';
 import { until } from '../service/bench.js';
@@ -118,6 +120,28 @@ describe('the worktree cleanup in the service', () => {
     });
     expect(result.status).toBe(2);
     expect(result.stderr).toBe('harmflow: --worktree-retention: not a duration (examples: 7d, 36h, 0): soon\n');
+  });
+});
+
+describe('harmflow serve on a port in use', () => {
+  it('on a port in use: one line and exit 2, and no token made that it never showed', async () => {
+    const taken = createServer();
+    const port = await new Promise<number>((resolve) => {
+      taken.listen(0, '127.0.0.1', () => resolve((taken.address() as { port: number }).port));
+    });
+    try {
+      const home = join(bench.dir, 'busy-home');
+      const result = spawnSync(process.execPath, [BIN, 'serve', '--port', String(port), '--home', home], {
+        encoding: 'utf8',
+        env: { PATH: process.env.PATH },
+        timeout: 30_000,
+      });
+      expect(result.stderr).toBe(`harmflow: port ${port} on 127.0.0.1 is in use; pick another with --port\n`);
+      expect(result.status).toBe(EXIT.usage);
+      expect(existsSync(join(home, 'token'))).toBe(false);
+    } finally {
+      taken.close();
+    }
   });
 });
 
