@@ -1,7 +1,9 @@
 /**
  * `harmflow harnesses` — for each harness, whether its CLI is found (on PATH, or installed in
  * HarmFlow's harness cache), its version, whether that is the verified version, and its quota as the
- * registry knows it (`--json`: every account, simulated ones included).
+ * registry knows it; under it, a row for each other link the registry holds a quota for — a named
+ * account, or a simulated link (one per scenario: execution/quota.ts) — with the same columns
+ * (`--json`: every account, as the registry holds it).
  * `harmflow harnesses install [NAME…]` installs the verified versions into the cache and prints the
  * PATH entries that use them.
  */
@@ -25,6 +27,21 @@ async function readQuota(explicit: string | undefined): Promise<QuotaStatus[]> {
   } finally {
     await store.close();
   }
+}
+
+/** How quotaAccount (execution/quota.ts) begins a simulated link's account. */
+const SIMULATED = 'sim:';
+
+/**
+ * The link a registry account stands for, in words: `simulated: <scenario>` (`simulated, account
+ * work: <scenario>` when the link names one) or `account work`.
+ */
+export function linkOf(account: string): string {
+  if (!account.startsWith(SIMULATED)) return `account ${account}`;
+  const rest = account.slice(SIMULATED.length);
+  // An account name has no ':' (core/task.ts), so one before the scenario ends it.
+  const named = /^([A-Za-z0-9][A-Za-z0-9._-]{0,63}):(.+)$/.exec(rest);
+  return named === null ? `simulated: ${rest}` : `simulated, account ${named[1]}: ${named[2]}`;
 }
 
 const print = (text: string): void => {
@@ -60,10 +77,20 @@ export function registerHarnesses(program: Command): void {
         const verdict = row.path === undefined ? '-' : row.verified ? 'yes' : `no (${row.verifiedVersion} is)`;
         const where = row.path ?? `not on PATH${row.cached ? `; verified copy in cache: ${row.cached}` : ''}`;
         const own = row.quota.find((status) => status.account === '');
-        const state = own === undefined ? 'unknown' : describeQuota(own);
-        print(
-          `${row.harness.padEnd(12)} ${(row.version ?? '-').padEnd(9)} ${verdict.padEnd(18)} ${state.padEnd(40)} ${where}`,
-        );
+        const line = (version: string, verified: string, quota: string, last: string) =>
+          print(`${row.harness.padEnd(12)} ${version.padEnd(9)} ${verified.padEnd(18)} ${quota.padEnd(40)} ${last}`);
+        line(row.version ?? '-', verdict, own === undefined ? 'unknown' : describeQuota(own), where);
+        for (const status of row.quota) {
+          if (status.account === '') continue;
+          // A simulated link runs `sim`, not this CLI: its version says nothing of it.
+          const simulated = status.account.startsWith(SIMULATED);
+          line(
+            simulated ? '-' : (row.version ?? '-'),
+            simulated ? '-' : verdict,
+            describeQuota(status),
+            linkOf(status.account),
+          );
+        }
       }
     });
 
