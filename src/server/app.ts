@@ -13,8 +13,10 @@ import { type AdmissionControl, admissionRoutes } from './routes/admission.js';
 import { diskRoutes } from './routes/disk.js';
 import { type ClusterReads, executionRoutes } from './routes/executions.js';
 import { harnessRoutes } from './routes/harnesses.js';
+import { sessionRoutes } from './routes/session.js';
 import { type WorkflowRoutesOptions, workflowRoutes } from './routes/workflows.js';
 import { limitBody, requireExecutionId, requireLocalHost, requireLocalOrigin, requireToken } from './security.js';
+import { SessionCookie } from './session-cookie.js';
 import { uiRoutes } from './ui/routes.js';
 
 export interface AppOptions {
@@ -29,7 +31,10 @@ export interface AppOptions {
   readonly stop: () => void;
   /** The cache of tree sizes the disk figures read through; default: one of the app's own. */
   readonly diskSizes?: DiskSizes;
-  /** The bearer token every `/api` request must carry (see loadOrCreateToken). */
+  /**
+   * The bearer token every `/api` request must carry (see loadOrCreateToken), or the session cookie
+   * `POST /api/session` exchanges it for (session-cookie.ts), from the Workbench's own pages.
+   */
   readonly token: string;
   /** The port the service listens on: part of every accepted `Host` and `Origin`. */
   readonly port: number;
@@ -65,7 +70,8 @@ export function createApp(options: AppOptions): Hono {
 
   app.use('*', requireLocalHost(listen));
   app.use('*', requireLocalOrigin(listen));
-  app.use('/api/*', requireToken(token));
+  const cookie = new SessionCookie(token, port);
+  app.use('/api/*', requireToken(token, cookie));
   app.use('/api/*', limitBody());
   app.use('/api/executions/:id', requireExecutionId());
   app.use('/api/executions/:id/*', requireExecutionId());
@@ -78,6 +84,7 @@ export function createApp(options: AppOptions): Hono {
   );
   app.route('/api/executions', diskRoutes({ home, store, sizes: diskSizes, cluster: cluster !== undefined }));
   app.route('/api', admissionRoutes({ admission: options.admission, stop: options.stop }));
+  app.route('/api/session', sessionRoutes(cookie));
   app.route('/api/harnesses', harnessRoutes(options.searchPath ?? process.env.PATH ?? '', store));
   if (options.workflows !== undefined) app.route('/api/workflows', workflowRoutes(options.workflows));
   options.mount?.(app);

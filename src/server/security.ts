@@ -8,6 +8,7 @@ import { bodyLimit } from 'hono/body-limit';
 import { UsageError } from '../core/errors.js';
 import { isExecutionId } from '../core/execution-id-shape.js';
 import { httpError } from './errors.js';
+import type { SessionCookie } from './session-cookie.js';
 import { tokensEqual } from './token.js';
 
 /**
@@ -59,10 +60,14 @@ export function requireLocalOrigin(listen: Listen): MiddlewareHandler {
   };
 }
 
-/** Refuses (401) a request without `Authorization: Bearer <token>` carrying `token`. */
-export function requireToken(token: string): MiddlewareHandler {
+/**
+ * Refuses (401) a request without `Authorization: Bearer <token>` carrying `token` — unless it has no
+ * `Authorization` and `cookie` accepts it (the Workbench's session cookie, from its own pages).
+ */
+export function requireToken(token: string, cookie?: SessionCookie): MiddlewareHandler {
   return async (c, next) => {
     const header = c.req.header('authorization');
+    if (header === undefined && cookie?.accepts(c)) return next();
     if (header === undefined) throw httpError(401, 'missing Authorization: Bearer <token> (see HARMFLOW_TOKEN)');
     const given = /^Bearer\s+(\S+)\s*$/i.exec(header)?.[1];
     if (given === undefined || !tokensEqual(given, token)) throw httpError(401, 'wrong API token');

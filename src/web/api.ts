@@ -1,12 +1,13 @@
 /**
  * The Workbench's client of HarmFlow's JSON API (docs/api.md): `get` and `post` an API path such as
- * `/api/executions?state=live` with `Authorization: Bearer <token>`, and resolve with the parsed JSON
+ * `/api/executions?state=live` with `Authorization: Bearer <token>` (or, given no token, with what
+ * the browser sends by itself: the session cookie, src/server/session-cookie.ts), and resolve with the parsed JSON
  * of a 2xx answer, as `unknown`: the caller checks its shape. Any other answer rejects with an
  * `ApiError` carrying the status and the `{error:{name,message}}` the API sends, or the status text
  * when the body is not that shape. A request that gets no answer rejects with fetch's own error.
  *
- * The caller owns the token (the Workbench keeps it in the tab's sessionStorage) and hands it in; it is
- * only ever sent in the header, never in a URL. Stateless: each call is one request, nothing to close.
+ * The caller owns the token and hands it in; it is only ever sent in the header, never in a URL. The
+ * Workbench's pages give none: their browser holds the session cookie instead (dom/session.ts). Stateless: each call is one request, nothing to close.
  * No Node, no DOM: it runs in the browser and in Node (which has fetch).
  */
 
@@ -16,7 +17,8 @@ export type Fetch = (url: string, init: RequestInit) => Promise<Response>;
 export interface ApiOptions {
   /** Where the service is, e.g. `http://127.0.0.1:7878`; `''` in a page the service serves (same origin). */
   readonly baseUrl: string;
-  readonly token: string;
+  /** The bearer token; without it, no `Authorization` (a page's same-origin requests carry the session cookie). */
+  readonly token?: string;
   readonly fetch?: Fetch;
 }
 
@@ -44,7 +46,8 @@ export function createApi(options: ApiOptions): Api {
   const send: Fetch = options.fetch ?? ((url, init) => fetch(url, init));
   const request = async (method: 'GET' | 'POST', path: string, body: unknown): Promise<unknown> => {
     if (!path.startsWith('/')) throw new TypeError(`an API path starts with "/": ${JSON.stringify(path)}`);
-    const headers: Record<string, string> = { authorization: `Bearer ${options.token}`, accept: 'application/json' };
+    const headers: Record<string, string> = { accept: 'application/json' };
+    if (options.token !== undefined) headers.authorization = `Bearer ${options.token}`;
     if (body !== undefined) headers['content-type'] = 'application/json';
     const response = await send(`${base}${path}`, {
       method,

@@ -1,7 +1,8 @@
 /**
  * An execution's event stream (`GET /api/executions/:id/events`, docs/api.md "Events (SSE)") read
- * over fetch, in place of the browser's EventSource, which cannot send `Authorization` (a token in
- * the URL would land in the history and in logs).
+ * over fetch — one reader for the CLI (in Node, with the bearer token) and the Workbench (whose
+ * browser sends the session cookie) — in place of the browser's EventSource, which can send no
+ * `Authorization` and tells no refusal (401, 404) apart from a dropped connection.
  *
  * Contract of `openEventStream`:
  * - each record (an unnamed event) is handed to `onRecord` with its id, once, in order: the stream
@@ -22,7 +23,7 @@
  * A callback that throws does not disturb the stream: its error is rethrown on its own (as an
  * uncaught error, like an EventTarget listener's), and the stream goes on.
  *
- * The caller owns the token and the callbacks; the stream owns its one request at a time, its parser
+ * The caller owns the token (if any) and the callbacks; the stream owns its one request at a time, its parser
  * and its reconnection timer. No Node, no DOM: it runs in the browser and in Node.
  */
 import { ApiError, apiErrorOf, type Fetch, isObject } from './api.js';
@@ -51,7 +52,8 @@ export interface Connected {
 export interface EventStreamOptions {
   /** The stream's URL, e.g. `/api/executions/<id>/events` (may carry `?from=N`). */
   readonly url: string;
-  readonly token: string;
+  /** The bearer token; without it, no `Authorization` (a page's same-origin requests carry the session cookie). */
+  readonly token?: string;
   readonly onRecord: (record: StreamRecord, id: number) => void;
   readonly onConnected?: (connected: Connected) => void;
   readonly onEnd?: () => void;
@@ -134,7 +136,8 @@ export function openEventStream(options: EventStreamOptions): EventStream {
   const connect = async (): Promise<Outcome> => {
     const controller = new AbortController();
     request = controller;
-    const headers: Record<string, string> = { authorization: `Bearer ${options.token}`, accept: 'text/event-stream' };
+    const headers: Record<string, string> = { accept: 'text/event-stream' };
+    if (options.token !== undefined) headers.authorization = `Bearer ${options.token}`;
     if (lastEventId !== '') headers['last-event-id'] = lastEventId;
     let response: Response;
     try {

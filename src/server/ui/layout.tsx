@@ -1,8 +1,8 @@
 /**
  * The Workbench's page frame (hono/jsx, rendered on the server): the head, the top bar with the
  * three screens, the main region a page fills, and the two dialogs every page shares — the token
- * prompt (the API token, asked once per browser tab and kept in its sessionStorage) and the `?`
- * shortcuts overlay. Pages hold no execution data: the page's module (`/ui/dom/<page>.js`) fetches it
+ * prompt (the API token, asked once per browser and exchanged for the session cookie:
+ * src/web/dom/session.ts) and the `?` shortcuts overlay. Pages hold no execution data: the page's module (`/ui/dom/<page>.js`) fetches it
  * from the API with the token and keeps it live.
  */
 import type { Child } from 'hono/jsx';
@@ -50,8 +50,8 @@ export function Layout({ title, screen, module, children }: LayoutProps) {
           <form method="dialog" id="token-form">
             <h2 id="token-title">API token</h2>
             <p>
-              Paste the token <code>harmflow serve</code> printed (or <code>$HARMFLOW_TOKEN</code>). It is kept for this
-              tab only.
+              Paste the token <code>harmflow serve</code> printed (or <code>$HARMFLOW_TOKEN</code>). This browser then
+              keeps a cookie for this service until it closes; no page keeps the token.
             </p>
             <label>
               Token <input type="password" name="token" id="token-input" autocomplete="off" required />

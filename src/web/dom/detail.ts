@@ -25,7 +25,7 @@ import { Timeline } from './timeline.js';
 import { Transcript } from './transcript.js';
 
 const execution = byId('detail').dataset.execution ?? '';
-const { api, token } = await connect();
+const api = await connect();
 const timeline = new Timeline(byId('timeline'));
 const transcript = new Transcript(byId('transcript'));
 const actions = new ExecutionActions(api, execution);
@@ -130,7 +130,6 @@ sendForm.addEventListener('submit', async (event) => {
 function follow(from: number): void {
   openEventStream({
     url: `${location.origin}/api/executions/${execution}/events${from > 0 ? `?from=${from}` : ''}`,
-    token,
     onRecord,
     onEnd: () => {
       streamEnded = true;

@@ -11,12 +11,12 @@ import { resetNote, resetTime } from '../wait.js';
 import { byId, el, formatDisk, formatDuration, formatTokens, formatUsd } from './el.js';
 import { installKeys } from './keyboard.js';
 import { RowList } from './row-list.js';
-import { connect, forgetToken } from './session.js';
+import { connect } from './session.js';
 
 /** 2 s: live enough to see a switch happen, one small request per tab. */
 const POLL_MS = 2000;
 
-const { api } = await connect();
+const api = await connect();
 const list = new RowList<ExecutionRow>(byId('rows'), rowOf, (record) => `/executions/${record.id}`);
 installKeys(
   () => [
@@ -36,10 +36,8 @@ async function refresh(): Promise<void> {
     render();
   } catch (error) {
     byId('summary').textContent = `Cannot reach the service: ${(error as Error).message}`;
-    if ((error as { status?: number }).status === 401) {
-      forgetToken();
-      location.reload();
-    }
+    // The service no longer takes this browser's cookie (it restarted with another token): the reload asks.
+    if ((error as { status?: number }).status === 401) location.reload();
   }
 }
 

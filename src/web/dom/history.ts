@@ -18,7 +18,7 @@ const outcome = byId<HTMLSelectElement>('filter-outcome');
 const harness = byId<HTMLSelectElement>('filter-harness');
 const text = byId<HTMLInputElement>('filter-text');
 
-const { api } = await connect();
+const api = await connect();
 const list = new RowList<ExecutionRow>(byId('rows'), rowOf, (record) => `/executions/${record.id}`);
 installKeys(
   () => [

@@ -32,7 +32,7 @@ const PER_REQUEST = 500;
 const REVIEWER_KEY = 'harmflow.reviewer';
 
 const run = byId('review').dataset.run ?? '';
-const { api } = await connect();
+const api = await connect();
 const reviewer = byId<HTMLInputElement>('reviewer');
 reviewer.value = localStorage.getItem(REVIEWER_KEY) ?? '';
 reviewer.addEventListener('change', () => localStorage.setItem(REVIEWER_KEY, reviewer.value.trim()));

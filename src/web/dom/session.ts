@@ -1,40 +1,28 @@
 /**
- * The API token, asked once per browser tab and kept in that tab's sessionStorage (never in a URL,
- * a cookie or localStorage): `connect()` resolves with the token and an API client once a token works, prompting
- * with the page's token dialog until one does. A later 401 (the service restarted with another
- * token) calls `forgetToken()` and the page asks again.
+ * Signing a page in. The API token is asked once per browser, not per tab: the page exchanges it
+ * (`POST /api/session`, with the token as bearer) for the service's session cookie — HttpOnly,
+ * SameSite=Strict, Path=/api (src/server/session-cookie.ts) — and forgets it; from then on the browser
+ * sends the cookie with every API request of this origin's pages, so a page opened in a new tab
+ * needs no token. No script holds the token after the exchange, nor can read the cookie.
+ *
+ * `connect()` resolves with an API client once the service accepts this browser: at once when its
+ * cookie is good, else after the token dialog got a token the service took. A later 401 (the
+ * service restarted with another token) is the page's to handle: it reloads, and the dialog asks.
  */
 import { type Api, ApiError, createApi } from '../api.js';
 import { byId } from './el.js';
 
-const KEY = 'harmflow.token';
-
-export function forgetToken(): void {
-  sessionStorage.removeItem(KEY);
+/** An API client of this page's service, once the service accepts this browser. */
+export async function connect(): Promise<Api> {
+  const api = createApi({ baseUrl: location.origin });
+  if (!(await accepted(api))) await askForToken();
+  return api;
 }
 
-export interface Session {
-  readonly token: string;
-  readonly api: Api;
-}
-
-/** A token the service accepts, and an API client that sends it. */
-export async function connect(): Promise<Session> {
-  const stored = sessionStorage.getItem(KEY);
-  if (stored !== null && (await accepted(stored))) return { token: stored, api: apiWith(stored) };
-  forgetToken();
-  const token = await askForToken();
-  sessionStorage.setItem(KEY, token);
-  return { token, api: apiWith(token) };
-}
-
-function apiWith(token: string): Api {
-  return createApi({ baseUrl: location.origin, token });
-}
-
-async function accepted(token: string): Promise<boolean> {
+/** True when the service takes `api`'s requests (the cookie, or a token). */
+async function accepted(api: Api): Promise<boolean> {
   try {
-    await apiWith(token).get('/api/admission');
+    await api.get('/api/admission');
     return true;
   } catch (error) {
     if (error instanceof ApiError && error.status === 401) return false;
@@ -42,8 +30,8 @@ async function accepted(token: string): Promise<boolean> {
   }
 }
 
-/** Shows the token dialog until the service accepts what is typed. */
-function askForToken(): Promise<string> {
+/** Shows the token dialog until the service takes what is typed in exchange for its cookie. */
+function askForToken(): Promise<void> {
   const dialog = byId<HTMLDialogElement>('token-dialog');
   const form = byId<HTMLFormElement>('token-form');
   const input = byId<HTMLInputElement>('token-input');
@@ -53,13 +41,17 @@ function askForToken(): Promise<string> {
       event.preventDefault();
       const token = input.value.trim();
       if (token === '') return;
-      if (await accepted(token)) {
-        dialog.close();
-        resolve(token);
-      } else {
+      try {
+        await createApi({ baseUrl: location.origin, token }).post('/api/session');
+      } catch (refusal) {
+        if (!(refusal instanceof ApiError && refusal.status === 401)) throw refusal;
         error.textContent = 'The service refused this token.';
         input.select();
+        return;
       }
+      input.value = '';
+      dialog.close();
+      resolve();
     });
     // The token is required: Escape does not dismiss the prompt.
     dialog.addEventListener('cancel', (event) => event.preventDefault());

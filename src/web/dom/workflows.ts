@@ -9,14 +9,14 @@ import { type RunRow, type StepCounts, spentUsd, stepPhrase } from '../workflow-
 import { byId, el, formatTime } from './el.js';
 import { installKeys } from './keyboard.js';
 import { RowList } from './row-list.js';
-import { connect, forgetToken } from './session.js';
+import { connect } from './session.js';
 
 /** 2 s, as the Executions screen: a step's progress moves visibly, one small request per live run. */
 const POLL_MS = 2000;
 
 type Row = RunRow & { readonly steps?: readonly StepCounts[] };
 
-const { api } = await connect();
+const api = await connect();
 const list = new RowList<Row>(byId('rows'), rowOf, (run) => `/workflows/${run.id}`);
 installKeys(
   () => [
@@ -41,10 +41,8 @@ async function refresh(): Promise<void> {
     byId('summary').textContent = `${runs.length} run(s)${waiting > 0 ? `, ${waiting} waiting for review` : ''}`;
   } catch (error) {
     byId('summary').textContent = `Cannot reach the service: ${(error as Error).message}`;
-    if ((error as { status?: number }).status === 401) {
-      forgetToken();
-      location.reload();
-    }
+    // The service no longer takes this browser's cookie (it restarted with another token): the reload asks.
+    if ((error as { status?: number }).status === 401) location.reload();
   }
 }
 
