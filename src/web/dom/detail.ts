@@ -160,7 +160,7 @@ function onRecord(record: unknown, id: number): void {
 
 follow(0);
 
-tabs.select(location.hash.slice(1) || 'summary');
+tabs.followHash();
 await refreshSummary();
 // The wait's countdown is to the minute; a second keeps it from lagging behind the clock.
 setInterval(() => actions.render(), 1000);

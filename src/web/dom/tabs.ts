@@ -1,8 +1,10 @@
 /**
  * The detail page's tabs, as the ARIA tabs pattern: one tab selected (`aria-selected`, in the tab
  * order; the others `tabindex=-1`), its panel shown, Left/Right/Home/End moving between tabs when
- * the tab list has focus; `select` for the `1`–`4` keys. The selected tab is kept in the URL's hash
- * (`#events`), so a reload or a shared link opens the same tab.
+ * the tab list has focus; `select` for the `1`–`4` keys. The selected tab is the URL's hash
+ * (`#events`): selecting another tab pushes a history entry, and the tabs follow the hash
+ * (`followHash`), so Back and Forward move between the tabs seen, and a reload, a shared link or a
+ * link to `#changes` opens that tab.
  */
 export class Tabs {
   readonly #tabs: HTMLButtonElement[];
@@ -36,8 +38,38 @@ export class Tabs {
     return this.#current;
   }
 
+  /**
+   * Selects the tab the URL's hash names (the first tab when it names none), in place of the page's
+   * history entry; from then on, selects the tab each change of the hash names (Back, Forward, a
+   * link), without a new entry.
+   */
+  followHash(): void {
+    const first = idOf(this.#tabs[0] as HTMLButtonElement);
+    const named = (): string | undefined => {
+      const id = location.hash.slice(1);
+      return id === '' ? first : this.#has(id) ? id : undefined;
+    };
+    this.#show(named() ?? first);
+    history.replaceState(null, '', `#${this.#current}`);
+    addEventListener('hashchange', () => {
+      const id = named();
+      if (id !== undefined && id !== this.#current) this.#show(id);
+    });
+  }
+
+  /** Selects tab `id` (focusing it when `focus`) and, when it is another than the one shown, pushes its hash. */
   select(id: string, focus = false): void {
-    if (!this.#tabs.some((tab) => idOf(tab) === id)) return;
+    if (!this.#has(id)) return;
+    const moved = id !== this.#current;
+    this.#show(id, focus);
+    if (moved) history.pushState(null, '', `#${id}`);
+  }
+
+  #has(id: string): boolean {
+    return this.#tabs.some((tab) => idOf(tab) === id);
+  }
+
+  #show(id: string, focus = false): void {
     this.#current = id;
     for (const tab of this.#tabs) {
       const selected = idOf(tab) === id;
@@ -47,7 +79,6 @@ export class Tabs {
       if (panel !== null) panel.hidden = !selected;
       if (selected && focus) tab.focus();
     }
-    history.replaceState(null, '', `#${id}`);
     this.#onSelect(id);
   }
 }
