@@ -11,6 +11,9 @@ import { preflight } from '../execution/preflight.js';
 import { openHome } from './context-home.js';
 import { formatRecord } from './timeline.js';
 
+/** The warnings `run` also writes on stderr: a pull request asked for that cannot be, or was not, opened. */
+const PULL_REQUEST_WARNINGS: ReadonlySet<string> = new Set(['no_forge', 'pull_request_failed']);
+
 /** The exit code of `run` for each final state (docs/cli.md). */
 export function exitCodeFor(state: ExecutionState): number {
   if (state === 'succeeded') return EXIT.ok;
@@ -46,8 +49,8 @@ export function registerRun(program: Command): void {
           checked,
           signal: controller.signal,
           onRecord: (record) => {
-            // Said on stderr too, with or without --json: the pull request asked for cannot be opened.
-            if (record.type === 'workspace.warning' && record.data.kind === 'no_forge') {
+            // Said on stderr too, with or without --json: a pull request that cannot be or was not opened.
+            if (record.type === 'workspace.warning' && PULL_REQUEST_WARNINGS.has(record.data.kind)) {
               process.stderr.write(`harmflow: ${inertText(record.data.message)}\n`);
             }
             const line = options.json ? undefined : formatRecord(record);

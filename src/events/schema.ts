@@ -203,10 +203,11 @@ export const EventPayloads = {
    * tried to commit and no commit of it reached the branch; `unconfirmed` — an operation its harness
    * reported done that the workspace does not show (a commit not on the branch, a push the remote does
    * not hold); `no_forge` — the task asks for a pull request and a link of its chain would find no
-   * `gh` to open one with (said once, before the first attempt).
+   * `gh` to open one with (said once, before the first attempt); `pull_request_failed` — the
+   * execution tried to open a pull request and opened none (said at its end).
    */
   'workspace.warning': z.object({
-    kind: z.enum(['commits_failed', 'unconfirmed', 'no_forge']),
+    kind: z.enum(['commits_failed', 'unconfirmed', 'no_forge', 'pull_request_failed']),
     message: z.string(),
   }),
   /**

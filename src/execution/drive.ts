@@ -54,7 +54,7 @@ import { type AttemptResult, runAttempt } from './run-attempt.js';
 import type { RunSlot } from './run-slot.js';
 import { decideAfterAttempt } from './switch-policy.js';
 import { REDELIVERY_PREFIX, type Turn, type TurnSource } from './turns.js';
-import { commitsFailedWarning, unconfirmedWarnings } from './workspace-warnings.js';
+import { commitsFailedWarning, pullRequestFailedWarning, unconfirmedWarnings } from './workspace-warnings.js';
 
 /** Where an execution stands: empty for a new one, rebuilt from disk for one carried on (recover.ts). */
 export interface Progress {
@@ -548,6 +548,9 @@ export async function drive(input: DriveInput, options: DriveOptions): Promise<D
         recorder.executor('workspace.warning', commitsFailed);
         endMessage = `${endMessage || state}, but ${commitsFailed.message}`;
       }
+      // Not when the drive began by saying no gh can open one: that said why already.
+      const pullRequestFailed = noForge === undefined ? pullRequestFailedWarning(progress.attempts) : undefined;
+      if (pullRequestFailed !== undefined) recorder.executor('workspace.warning', pullRequestFailed);
       recorder.executor('execution.ended', {
         state,
         attempts: progress.attempts.length,

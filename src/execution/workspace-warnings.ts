@@ -8,6 +8,8 @@
  * - `commits_failed`: the execution tried to commit and the branch holds no commit of it — an
  *   execution that "succeeded" without leaving its work anywhere (no git identity, a hook that
  *   refuses) must say so.
+ * - `pull_request_failed`: the execution tried to open a pull request and none was opened (every
+ *   `gh pr create` failed or printed no URL), so a "succeeded" execution never hides it.
  */
 import type { EventData } from '../events/schema.js';
 import { describeTry } from './claims.js';
@@ -41,5 +43,22 @@ export function commitsFailedWarning(attempts: readonly AttemptContext[]): Warni
   return {
     kind: 'commits_failed',
     message: `every commit failed: ${count} left nothing on the branch; the last, \`${last.command}\`, ${describeTry(last)}`,
+  };
+}
+
+/**
+ * The warning for an execution that tried to open a pull request and opened none: no attempt's work
+ * holds a pull request, and at least one `gh pr create` was tried. Undefined otherwise.
+ */
+export function pullRequestFailedWarning(attempts: readonly AttemptContext[]): Warning | undefined {
+  const items = attempts.flatMap((attempt) => attempt.workItems);
+  if (items.some((item) => item.pullRequest !== undefined)) return undefined;
+  const tried = items.flatMap((item) => (item.tried ?? []).filter((operation) => operation.kind === 'pull_request'));
+  const last = tried.at(-1);
+  if (last === undefined) return undefined;
+  const tries = tried.length === 1 ? '' : `none of the ${tried.length} tried succeeded; the last: `;
+  return {
+    kind: 'pull_request_failed',
+    message: `no pull request was opened: ${tries}\`${last.command}\` ${describeTry(last)}`,
   };
 }

@@ -5,7 +5,8 @@
  * (`gh: command not found`) inside an execution that succeeds. The harness is a fake `claude` (the
  * simulator started under that name, not through `simulate:`), on a PATH made of links to the few
  * tools a run needs, so no `gh` of this machine is in sight. A link played through `simulate:` has
- * the fake forge on its PATH: no warning. Needs dist/ built (`npm run build`).
+ * the fake forge on its PATH: no warning; but when its pull request fails all the same, the end of
+ * the execution says that none was opened. Needs dist/ built (`npm run build`).
  */
 import { spawnSync } from 'node:child_process';
 import { chmodSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
@@ -117,6 +118,25 @@ describe('harmflow run of a task asking for a pull request', () => {
     expect(pullRequests, JSON.stringify(pullRequests)).toMatchObject([
       { ok: true, url: expect.stringMatching(/\/pull\/1$/) },
     ]);
+    expect(ran.status).toBe(EXIT.ok);
+  });
+
+  it('says at its end, on the timeline and on stderr, that no pull request was opened when every try failed', () => {
+    const scenario = bench.scenario('note', SCENARIO);
+    // A link's own HARMFLOW_FORGE_DIR wins over the state directory's forge: empty, the fake forge refuses.
+    const ran = run({ harness: 'claude-code', simulate: scenario, env: { HARMFLOW_FORGE_DIR: '' } });
+    const warnings = ran.records.filter((record) => record.type === 'workspace.warning');
+    expect(warnings.map((record) => record.data)).toStrictEqual([
+      {
+        kind: 'pull_request_failed',
+        message:
+          "no pull request was opened: `gh pr create --title 'Add a note' --body 'A note.'` failed (exit 4): gh (fake forge): HARMFLOW_FORGE_DIR is not set (the directory that holds pulls.json)",
+      },
+    ]);
+    const types = ran.records.map((record) => record.type);
+    expect(types.indexOf('workspace.warning')).toBe(types.indexOf('execution.ended') - 1);
+    expect(ran.stdout).toMatch(/WARNING no pull request was opened: /);
+    expect(ran.stderr.trim().split('\n')).toStrictEqual([`harmflow: ${warnings[0]?.data.message}`]);
     expect(ran.status).toBe(EXIT.ok);
   });
 });
