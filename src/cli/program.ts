@@ -2,6 +2,7 @@
 import type { Command } from 'commander';
 import { registerAdmission } from './admission.js';
 import { registerCancel } from './cancel.js';
+import { registerCompletion } from './completion.js';
 import { registerDemo } from './demo.js';
 import { registerGate } from './gate.js';
 import { registerGc } from './gc.js';
@@ -41,6 +42,7 @@ export function buildProgram(): Command {
   registerStop(program);
   registerUi(program);
   registerWorkflow(program);
+  registerCompletion(program);
   registerGate(program);
   return overrideExits(program);
 }
