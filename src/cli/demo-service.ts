@@ -27,7 +27,8 @@ import type { ExecutionRecord } from '../store/store.js';
 import { createClient, type ServiceClient } from './client.js';
 import { type DemoLayout, demoEnv } from './demo-setup.js';
 import { taskForService } from './submit.js';
-import { formatRecord } from './timeline.js';
+import { terminalOutput } from './terminal-output.js';
+import { timelineLines } from './timeline-output.js';
 
 /** What an act's check found: `ok` only when every claim of `text` holds; else `text` says what failed. */
 export interface Verdict {
@@ -129,8 +130,9 @@ export async function runServiceAct(layout: DemoLayout, print: Print): Promise<V
     const ended = await finalState(client, id);
     print();
     const records = readEvents(home.eventsFile(id));
+    const timeline = timelineLines(terminalOutput(process.stdout, process.env));
     for (const record of records) {
-      const line = formatRecord(record);
+      const line = timeline(record);
       if (line !== undefined) print(line);
     }
     print();

@@ -23,7 +23,8 @@ import { FORGE_BIN_DIR } from '../simulators/launch.js';
 import { openHome } from './context-home.js';
 import { runServiceAct, type Verdict } from './demo-service.js';
 import { type DemoLayout, demoEnv, setUpDemo } from './demo-setup.js';
-import { formatRecord } from './timeline.js';
+import { terminalOutput } from './terminal-output.js';
+import { timelineLines } from './timeline-output.js';
 
 const print = (text = ''): void => {
   process.stdout.write(`${text}\n`);
@@ -50,6 +51,7 @@ export function registerDemo(program: Command): void {
       print(`task        ${layout.taskFile}  (chain: claude-code → codex)`);
       print();
       const { home, store } = openHome(layout.home);
+      const timeline = timelineLines(terminalOutput(process.stdout, process.env));
       let result: ExecutionResult;
       try {
         result = await runTask(loadTaskFile(layout.taskFile), {
@@ -58,7 +60,7 @@ export function registerDemo(program: Command): void {
           extraPath: [FORGE_BIN_DIR],
           hostEnv: { ...process.env, ...demoEnv(layout) },
           onRecord: (record) => {
-            const line = formatRecord(record);
+            const line = timeline(record);
             if (line !== undefined) print(line);
           },
         });

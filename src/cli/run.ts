@@ -9,7 +9,8 @@ import { type AttemptContext, StoredContext } from '../execution/context-schema.
 import { harnessPath, runTask } from '../execution/engine.js';
 import { preflight } from '../execution/preflight.js';
 import { openHome } from './context-home.js';
-import { formatRecord } from './timeline.js';
+import { terminalOutput } from './terminal-output.js';
+import { timelineLines } from './timeline-output.js';
 
 /** The warnings `run` also writes on stderr: a pull request asked for that cannot be, or was not, opened. */
 const PULL_REQUEST_WARNINGS: ReadonlySet<string> = new Set(['no_forge', 'pull_request_failed']);
@@ -42,6 +43,7 @@ export function registerRun(program: Command): void {
       };
       process.on('SIGINT', onInterrupt);
       process.on('SIGTERM', onInterrupt);
+      const timeline = timelineLines(terminalOutput(process.stdout, process.env));
       try {
         const result = await runTask(task, {
           home,
@@ -53,7 +55,7 @@ export function registerRun(program: Command): void {
             if (record.type === 'workspace.warning' && PULL_REQUEST_WARNINGS.has(record.data.kind)) {
               process.stderr.write(`harmflow: ${inertText(record.data.message)}\n`);
             }
-            const line = options.json ? undefined : formatRecord(record);
+            const line = options.json ? undefined : timeline(record);
             if (line !== undefined) process.stdout.write(`${line}\n`);
           },
         });

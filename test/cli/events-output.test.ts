@@ -1,15 +1,18 @@
 /**
- * `harmflow events` prints for where its stdout goes (src/cli/timeline-output.ts): piped, every line
+ * `harmflow events` (and `run`, which prints the same timeline) prints for where its stdout goes (src/cli/timeline-output.ts): piped, every line
  * whole and no colour; on a terminal (a real pty, from util-linux's `script`), cut at the terminal's
  * width and its states and outcomes coloured; no colour under NO_COLOR, colour under FORCE_COLOR
  * even when piped. One real run (claude-code out of quota after a long message, then codex) gives
  * it a timeline. Needs dist/ built.
  */
 import { spawnSync } from 'node:child_process';
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { stringify } from 'yaml';
 import { EXIT } from '../../src/core/errors.js';
-import { type Bench, makeBench, simulated } from '../execution/fixture.js';
+import { type Bench, GIT_IDENTITY, makeBench, simulated } from '../execution/fixture.js';
 
 const BIN = fileURLToPath(new URL('../../bin/harmflow.js', import.meta.url));
 /** Longer than any terminal here is wide: the timeline used to cut it at 100 characters. */
@@ -85,6 +88,28 @@ describe('harmflow events', () => {
     const out = onTerminal(80, { NO_COLOR: '1' });
     expect(out).not.toContain('\x1b[');
     expect(out).toContain('succeeded');
+  });
+
+  it('run prints the same timeline: piped, whole and plain', { timeout: 60_000 }, () => {
+    const task = join(bench.dir, 'task.yaml');
+    const scenario = bench.scenario('run', { steps: [{ say: LONG }, { end: 'complete' }] });
+    writeFileSync(
+      task,
+      stringify({
+        name: 'run-output',
+        repo: 'repo',
+        baseRef: 'main',
+        prompt: 'Do it.',
+        harness: simulated('codex', scenario),
+      }),
+    );
+    const ran = spawnSync(process.execPath, [BIN, 'run', task], {
+      encoding: 'utf8',
+      env: { ...baseEnv(), ...GIT_IDENTITY },
+    });
+    expect(ran.status, ran.stderr).toBe(EXIT.ok);
+    expect(ran.stdout).toContain(LONG);
+    expect(ran.stdout).not.toContain('\x1b[');
   });
 
   it('piped under FORCE_COLOR: coloured, and whole', () => {
