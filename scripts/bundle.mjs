@@ -34,13 +34,19 @@ async function bundleGateRunner() {
 }
 
 /**
- * The verb entries: which module registers their verbs, and the format. The terminal UI is an ES
- * module because yoga (Ink's layout) loads its WebAssembly with a top-level await; the others are
- * CommonJS, which src/cli/bundled-verbs.ts compiles with V8's code cache.
+ * The verb entries: which module registers their verbs, what the entry waits for before it runs a
+ * verb, and the plugins that shape its packages. Each is CommonJS, which src/cli/bundled-verbs.ts
+ * compiles with V8's code cache; the terminal UI's takes three plugins for that and for its first
+ * frame (below).
  */
 const ENTRIES = {
-  records: { module: 'cli/records.js', register: 'registerRecords', format: 'cjs' },
-  ui: { module: 'cli/ui.js', register: 'registerUi', format: 'esm' },
+  records: { module: 'cli/records.js', register: 'registerRecords', plugins: [] },
+  ui: {
+    module: 'cli/ui.js',
+    register: 'registerUi',
+    waitsFor: { module: 'tui/deferred-yoga.js', name: 'yogaLoaded' },
+    plugins: [yogaDeferred(), inkWithoutDevtools(), fastText()],
+  },
 };
 /** Packages a bundle leaves to node_modules: native addons, and Ink's React devtools (loaded only under DEV). */
 const EXTERNAL = [/^node:/, 'better-sqlite3', 'react-devtools-core'];
@@ -59,9 +65,9 @@ async function bundleVerbs() {
   const sources = { 'root-help': rootHelpSource() };
   for (const [name, entry] of Object.entries(ENTRIES)) sources[name] = verbSource(entry);
   for (const [name, source] of Object.entries(sources)) {
-    const format = ENTRIES[name]?.format ?? 'cjs';
     const verbs = ENTRIES[name] ? await verbsOf(ENTRIES[name]) : [];
-    manifest.entries[name] = { ...(await bundleEntry(outDir, name, source, format)), verbs };
+    const plugins = ENTRIES[name]?.plugins ?? [];
+    manifest.entries[name] = { ...(await bundleEntry(outDir, name, source, plugins)), verbs };
   }
   writeFileSync(`${outDir}/manifest.json`, `${JSON.stringify(manifest, null, 2)}\n`);
   await bundleLauncher(outDir);
@@ -79,12 +85,15 @@ async function bundleLauncher(outDir) {
   await bundle.close();
 }
 
-/** An entry that runs the verbs `entry.register` adds to the root command. */
+/** An entry that runs the verbs `entry.register` adds to the root command, once what it waits for has resolved. */
 function verbSource(entry) {
+  const { waitsFor } = entry;
   return `import { runCli } from '${dist}/cli/run-cli.js';
 import { overrideExits, rootCommand } from '${dist}/cli/root-command.js';
 import { ${entry.register} } from '${dist}/${entry.module}';
-export function main(argv) {
+${waitsFor ? `import { ${waitsFor.name} } from '${dist}/${waitsFor.module}';` : ''}
+export async function main(argv) {
+  ${waitsFor ? `await ${waitsFor.name};` : ''}
   const program = rootCommand();
   ${entry.register}(program);
   return runCli(argv, overrideExits(program));
@@ -109,6 +118,70 @@ async function verbsOf(entry) {
   return program.commands.map((command) => command.name());
 }
 
+/** `code` with `text` replaced by `by`, `count` times; the build fails when `text` is not there as often. */
+function replaceExactly(code, id, text, by, count = 1) {
+  const found = code.split(text).length - 1;
+  if (found !== count)
+    throw new Error(`scripts/bundle.mjs: ${id} says ${JSON.stringify(text)} ${found} times, not ${count}`);
+  return code.replaceAll(text, by);
+}
+
+/**
+ * The terminal UI gives Ink yoga-layout through src/tui/deferred-yoga.ts, loaded without a top-level
+ * await (which CommonJS lacks), and loads yoga's WebAssembly from the bytes its module carries: left
+ * to itself, yoga's Emscripten loader hands its `data:` URL to `fetch` whenever there is one, and
+ * Node's `fetch` loads undici for it — a tenth of the UI's first frame (bench/ui-first-frame.mjs).
+ */
+function yogaDeferred() {
+  const deferred = `${dist}/tui/deferred-yoga.js`;
+  return {
+    name: 'yoga-deferred',
+    resolveId: (id, importer) => (id === 'yoga-layout' && importer !== deferred ? deferred : null),
+    transform(code, id) {
+      if (!/[/\\]yoga-layout[/\\]dist[/\\]binaries[/\\]yoga-wasm-base64-esm\.js$/.test(id)) return null;
+      return replaceExactly(code, id, '"function"!=typeof fetch', '!0', 2);
+    },
+  };
+}
+
+/**
+ * Ink's reconciler awaits, at its top level, React's devtools and its own package.json when
+ * `DEV=true` (a switch for Ink's developers, not HarmFlow's users). CommonJS has no top-level await,
+ * so in the UI's bundle `DEV=true` loads neither: React's devtools are not bundled anyway.
+ */
+function inkWithoutDevtools() {
+  return {
+    name: 'ink-without-devtools',
+    transform(code, id) {
+      if (!/[/\\]ink[/\\]build[/\\]reconciler\.js$/.test(id)) return null;
+      const devtools = replaceExactly(code, id, "await import('./devtools.js');", 'void 0;');
+      return replaceExactly(devtools, id, '? await loadPackageJson()', '? { name: undefined, version: undefined }');
+    },
+  };
+}
+
+/**
+ * Where Ink and its helpers import string-width (the one Ink depends on, not wrap-ansi's older copy)
+ * or @alcalzone/ansi-tokenize, the UI's bundle gives them src/tui/fast-text/'s fast paths, which
+ * return what the packages return and import them for everything else.
+ */
+function fastText() {
+  const fast = {
+    'string-width': `${dist}/tui/fast-text/string-width.js`,
+    '@alcalzone/ansi-tokenize': `${dist}/tui/fast-text/ansi-tokenize.js`,
+  };
+  return {
+    name: 'fast-text',
+    async resolveId(id, importer, options) {
+      const path = fast[id];
+      if (path === undefined || importer === undefined || importer === path) return null;
+      const wrapped = await this.resolve(id, path, { ...options, skipSelf: true });
+      const imported = await this.resolve(id, importer, { ...options, skipSelf: true });
+      return imported?.id === wrapped?.id ? path : null;
+    },
+  };
+}
+
 /**
  * commander loads child_process when it loads, for a verb run as a separate executable, which HarmFlow
  * never has: 6 ms of every start (child_process, net, dgram and their streams). In the bundles it
@@ -128,7 +201,7 @@ const lazyChildProcess = {
 };
 
 /** Bundles one entry; returns its file and the packages it holds or loads, at start or later. */
-async function bundleEntry(outDir, name, source, format) {
+async function bundleEntry(outDir, name, source, plugins) {
   const bundle = await rolldown({
     input: { [name]: `${VIRTUAL}${name}` },
     platform: 'node',
@@ -138,6 +211,7 @@ async function bundleEntry(outDir, name, source, format) {
     transform: { define: { 'process.env.NODE_ENV': '"production"' } },
     plugins: [
       lazyChildProcess,
+      ...plugins,
       {
         name: 'harmflow-entries',
         resolveId: (id) => (id === `${VIRTUAL}${name}` ? id : null),
@@ -145,18 +219,17 @@ async function bundleEntry(outDir, name, source, format) {
       },
     ],
   });
-  const extension = format === 'cjs' ? 'cjs' : 'mjs';
   const { output } = await bundle.write({
     dir: outDir,
-    format,
+    format: 'cjs',
     minify: true,
-    entryFileNames: `[name].${extension}`,
-    chunkFileNames: `${name}-[hash].${extension}`,
+    entryFileNames: '[name].cjs',
+    chunkFileNames: `${name}-[hash].cjs`,
   });
   await bundle.close();
   const chunks = new Map(output.filter((item) => item.type === 'chunk').map((chunk) => [chunk.fileName, chunk]));
-  const file = `${name}.${extension}`;
-  return { file, format, packages: packagesOf(chunks, file) };
+  const file = `${name}.cjs`;
+  return { file, packages: packagesOf(chunks, file) };
 }
 
 /** The packages in `file`'s chunk and every chunk it imports (at once or later), and the externals they import. */

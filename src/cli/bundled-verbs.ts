@@ -5,12 +5,12 @@
  * part of `npm run build`), so a verb does not load the other verbs' modules one by one — the cost
  * that made every verb take 5–6× a bare Node start (BENCHMARKS.md, "CLI verb start").
  *
- * A CommonJS entry and its chunks are compiled with V8's code cache, kept beside them, one per verb
- * (`<file>.<verb>.cache`: a cache holds the functions the run that wrote it compiled, and `events`
- * runs other functions than `ls`). A verb's first run after a build, or on another Node, compiles
- * and writes its caches (atomically, best effort — a read-only install runs without them); later runs
- * skip the compiling. An ES module entry (the terminal
- * UI: yoga's WebAssembly loads with a top-level await) is imported as it is.
+ * Each entry is CommonJS; it and its chunks are compiled with V8's code cache, kept beside them, one
+ * per verb (`<file>.<verb>.cache`: a cache holds the functions the run that wrote it compiled, and
+ * `events` runs other functions than `ls`). A verb's first run after a build, or on another Node,
+ * compiles and writes its caches (atomically, best effort — a read-only install runs without them);
+ * later runs skip the compiling. (The terminal UI's entry is CommonJS too: the build gives Ink a
+ * yoga that loads without a top-level await, src/tui/deferred-yoga.ts.)
  *
  * bin/harmflow.js calls `runBundledVerb` first; `false` means the verb has no entry or the bundles
  * are not built, and the whole program (cli/main.ts) runs it. Both run verbs through cli/run-cli.ts.
@@ -18,7 +18,7 @@
 import { readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
-import { fileURLToPath, pathToFileURL } from 'node:url';
+import { fileURLToPath } from 'node:url';
 import vm from 'node:vm';
 import type { VerbSummary } from './root-help.js';
 
@@ -28,10 +28,9 @@ export const BUNDLE_DIR = fileURLToPath(new URL('../cli-bundle/', import.meta.ur
 /** The name of the entry that prints the root help. */
 export const ROOT_HELP_ENTRY = 'root-help';
 
-/** One bundled entry: its file in BUNDLE_DIR, its module format, its verbs and what it holds. */
+/** One bundled entry: its CommonJS file in BUNDLE_DIR, its verbs and what it holds. */
 export interface BundledEntry {
   readonly file: string;
-  readonly format: 'cjs' | 'esm';
   readonly verbs: readonly string[];
   /** The node_modules packages bundled into it or its chunks, or loaded from node_modules by them. */
   readonly packages: readonly string[];
@@ -58,10 +57,7 @@ export async function runBundledVerb(argv: readonly string[]): Promise<boolean> 
   }
   const entry = entryName === undefined ? undefined : manifest.entries[entryName];
   if (entry === undefined) return false;
-  const file = join(BUNDLE_DIR, entry.file);
-  const main = (
-    entry.format === 'cjs' ? requireWithCodeCache(file, cacheKey(argv)) : await import(pathToFileURL(file).href)
-  ).main as EntryMain;
+  const main = requireWithCodeCache(join(BUNDLE_DIR, entry.file), cacheKey(argv)).main as EntryMain;
   await main(argv, manifest.verbs);
   return true;
 }

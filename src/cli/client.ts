@@ -54,6 +54,7 @@ import {
   WorkflowRunList,
   WorkflowRunWithSteps,
 } from './client-schemas.js';
+import { exchangeText } from './http-exchange.js';
 import { connectionLost, type Outcome, RESTART_RETRY, type RetryPolicy, retryDelays, withRetries } from './retry.js';
 import { DEFAULT_PORT } from './serve.js';
 
@@ -290,9 +291,9 @@ export function createClient(options: ClientOptions): ServiceClient {
   const timeoutMs = options.timeoutMs ?? REQUEST_TIMEOUT_MS;
   const delays = retryDelays(options.retry ?? RESTART_RETRY);
 
-  /** One request and its answer's text; rejects as `fetch` does when no answer came. */
+  /** One request and its answer's text; rejects as `fetch` does when no answer came (http-exchange.ts). */
   async function exchange(method: Method, path: string, body: unknown, key: string | undefined): Promise<Answer> {
-    const response = await fetch(`${url}${path}`, {
+    const answer = await exchangeText(`${url}${path}`, {
       method,
       headers: {
         authorization: `Bearer ${token.token}`,
@@ -300,9 +301,9 @@ export function createClient(options: ClientOptions): ServiceClient {
         ...(key !== undefined && { 'idempotency-key': JSON.stringify(key) }),
       },
       ...(body !== undefined && { body: JSON.stringify(body) }),
-      signal: AbortSignal.timeout(timeoutMs),
+      timeoutMs,
     });
-    return { status: response.status, ok: response.ok, text: await response.text() };
+    return { ...answer, ok: answer.status >= 200 && answer.status < 300 };
   }
 
   /**
