@@ -35,6 +35,32 @@ export function resumeQuestion(harness: string): Question {
 export const SWITCH_EXPLANATION =
   'The running turn stops at its safepoint; the chosen harness carries on in the same worktree, with the handoff.';
 
+/**
+ * What a follow-up does to an execution in `state`: goes into its open session (`open`: queued,
+ * running, waiting), reopens it (`reopens`: only a succeeded execution is reopened), or is refused
+ * (`refused`: it failed, timed out or was canceled).
+ */
+export function followUpTo(state: string): 'open' | 'reopens' | 'refused' {
+  if (OPEN_STATES.has(state)) return 'open';
+  return state === 'succeeded' ? 'reopens' : 'refused';
+}
+
+/** Said by the follow-up box of an execution that a follow-up would reopen, or that refuses one. */
+export function followUpNote(state: string): string | undefined {
+  const to = followUpTo(state);
+  if (to === 'reopens') {
+    return 'This execution has ended. Sending a follow-up reopens it: its harness carries on in the same session and worktree, with a new deadline.';
+  }
+  return to === 'refused' ? `This execution ended ${state}: it is not reopened, so a follow-up is refused.` : undefined;
+}
+
+/** The question asked before a follow-up reopens an ended execution. */
+export const REOPEN_QUESTION: Question = {
+  title: 'Reopen this execution?',
+  text: 'It has ended. Sending this follow-up reopens it: its harness carries on in the same session and worktree, with a new deadline (the task’s timeout from now).',
+  yes: 'Send and reopen',
+};
+
 /** The first words of the line saying the service refused `action` (`Not canceled: …`). */
 export const REFUSED: Readonly<Record<ExecutionAction, string>> = {
   send: 'Not sent',

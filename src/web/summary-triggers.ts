@@ -8,6 +8,7 @@ const CHANGES_SUMMARY: ReadonlySet<string> = new Set([
   'attempt.ended',
   'failover',
   'execution.ended',
+  'execution.reopened',
   'context.written',
   'quota.waiting',
   'wait.ended',

@@ -283,10 +283,12 @@ describe.skipIf(!available)('the Workbench in Chromium', () => {
       .toMatch(/^resumed by hand before the reset/);
     expect(await page.locator('#timeline [role="option"][data-type="attempt.started"]').count()).toBe(2);
 
-    // Its stream ended with it; a follow-up reopens it, and the page follows the stream again.
+    // Its stream ended with it; a follow-up reopens it (after asking), and the page follows the stream again.
     await page.keyboard.press('3');
     await page.locator('#send-text').fill('One more line, please.');
     await page.locator('#send-form button[type="submit"]').click();
+    await expect.poll(() => dialog.isVisible()).toBe(true);
+    await page.locator('#confirm-yes').click();
     await expect
       .poll(() => page.locator('#send-status').textContent(), { timeout: 30_000 })
       .toMatch(/^Delivered to claude-code/);

@@ -3,7 +3,8 @@
  * the History screen (ended ones, with filters) and an execution's detail with its four tabs. Each
  * frame carries the structure, labels and ARIA roles; its module fills the regions marked with ids
  * (`rows`, `timeline`, …) from the API and keeps them live. The execution id reaches the detail
- * module through `data-execution`, already checked by the route. The detail page also holds the
+ * module through `data-execution`, already checked by the route. Under its title, the pull request
+ * the execution opened, once its records show one. The detail page also holds the
  * execution's actions (resume a wait, switch harness, cancel), the dialog that asks before each, and
  * the one that asks which harness to switch to.
  */
@@ -144,6 +145,7 @@ export function DetailPage({ execution }: { readonly execution: string }) {
       <div id="detail" data-execution={execution}>
         <h1 id="detail-title">Execution {execution}</h1>
         <p class="muted" id="detail-status" aria-live="polite" />
+        <p class="pull-request" id="pull-request" hidden />
         <div class="actions" id="detail-actions">
           <p class="wait" id="wait-note" role="status" hidden />
           <button type="button" id="resume-button" aria-keyshortcuts="R" hidden>
@@ -185,12 +187,14 @@ export function DetailPage({ execution }: { readonly execution: string }) {
         </section>
         <section role="tabpanel" id="panel-transcript" aria-labelledby="tab-transcript" hidden>
           <div class="transcript" id="transcript" aria-live="polite" />
+          <p class="send-note" id="send-note" hidden />
           <form class="send" id="send-form">
             <label for="send-text" class="muted">
               Follow-up
             </label>
             <textarea
               id="send-text"
+              aria-describedby="send-note"
               name="text"
               placeholder="Send a follow-up into the open session (Ctrl+Enter sends)"
               required

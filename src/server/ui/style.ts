@@ -41,15 +41,18 @@ table.rows tbody tr { cursor: pointer; }
 [role="tab"] { white-space: nowrap; overflow-wrap: normal; border: 1px solid transparent; border-bottom: none; border-radius: 6px 6px 0 0; background: none; padding: .4rem .8rem; }
 [role="tab"][aria-selected="true"] { border-color: var(--line); background: var(--panel); font-weight: 700; }
 div.timeline { list-style: none; margin: 0; padding: 0; border: 1px solid var(--line); border-radius: 6px; max-height: 70vh; overflow-y: auto; }
-div.timeline [role="option"] { display: grid; grid-template-columns: 6.5rem 2.5rem 7.5rem 10rem 1fr; gap: .5rem; padding: .3rem .5rem; border-bottom: 1px solid var(--line); font-size: .92rem; }
+/* Every row has the same 4px left edge, coloured only on the rows that stand out, so their columns line up with the rest. */
+div.timeline [role="option"] { display: grid; grid-template-columns: 6.5rem 2.5rem 7.5rem 10rem 1fr; gap: .5rem; padding: .3rem .5rem; border-bottom: 1px solid var(--line); border-left: 4px solid transparent; font-size: .92rem; scroll-margin-top: 2.2rem; }
+div.timeline .group-head { position: sticky; top: 0; z-index: 1; padding: .3rem .5rem; font-weight: 700; background: var(--panel); border-bottom: 1px solid var(--line); }
+.badge-live { color: var(--good); }
 div.timeline [role="option"][aria-selected="true"] { background: var(--panel); outline: 2px solid var(--accent); outline-offset: -2px; }
-div.timeline [role="option"].switch { border-left: 4px solid var(--switch); }
+div.timeline [role="option"].switch { border-left-color: var(--switch); }
 div.timeline [role="option"].switch .type { color: var(--switch); font-weight: 700; }
-div.timeline [role="option"].gate { border-left: 4px solid var(--gate); }
+div.timeline [role="option"].gate { border-left-color: var(--gate); }
 div.timeline [role="option"].gate .type { color: var(--gate); font-weight: 600; }
-div.timeline [role="option"][data-type="workspace.warning"] { border-left: 4px solid var(--warn); font-weight: 600; }
+div.timeline [role="option"][data-type="workspace.warning"] { border-left-color: var(--warn); font-weight: 600; }
 div.timeline [role="option"][data-type="workspace.warning"] .type { color: var(--warn); font-weight: 700; }
-div.timeline [role="option"][data-type="gate.allowed"] { border-left: 4px solid var(--line); color: var(--muted); }
+div.timeline [role="option"][data-type="gate.allowed"] { border-left-color: var(--line); color: var(--muted); }
 div.timeline [role="option"][data-type="gate.allowed"] .type { color: var(--muted); font-weight: 400; }
 div.timeline [role="option"] .detail { grid-column: 1 / -1; white-space: pre-wrap; font-family: ui-monospace, monospace; font-size: .85rem; background: var(--panel); padding: .4rem; border-radius: 4px; }
 .transcript .turn { margin: .6rem 0; padding: .5rem .7rem; border-radius: 8px; border: 1px solid var(--line); }
@@ -57,8 +60,12 @@ div.timeline [role="option"] .detail { grid-column: 1 / -1; white-space: pre-wra
 .transcript .redelivered::before { content: "delivered again · "; color: var(--warn); font-weight: 600; }
 .transcript .handoff::before { content: "handed over · "; color: var(--switch); font-weight: 600; }
 .transcript details { margin: .3rem 0; font-family: ui-monospace, monospace; font-size: .85rem; }
+.badge.tool-ok { color: var(--good); }
+.badge.tool-failed { color: var(--bad); }
+.pull-request { margin: -.6rem 0 .8rem; }
 .transcript .switch-note { color: var(--switch); font-weight: 600; margin: .6rem 0; }
 form.send { display: flex; gap: .5rem; margin-top: .8rem; }
+.send-note { margin: .8rem 0 0; color: var(--warn); font-weight: 600; }
 form.send textarea { flex: 1; min-height: 3rem; }
 pre.diff { overflow-x: auto; font-size: .85rem; background: var(--panel); padding: .6rem; border-radius: 6px; }
 pre.diff .add { color: var(--good); } pre.diff .del { color: var(--bad); }
@@ -85,8 +92,8 @@ dl.facts dt { color: var(--muted); }
 .warnings .warning strong { color: var(--warn); }
 .last-message .label { color: var(--muted); }
 ul.work-items { list-style: none; margin: .4rem 0 1rem; padding: 0; }
-li.work-item { margin: .4rem 0; padding: .3rem .7rem; border-left: 3px solid var(--line); }
-li.work-item.unconfirmed { border-left: 4px solid var(--warn); }
+li.work-item { margin: .4rem 0; padding: .3rem .7rem; border-left: 4px solid var(--line); }
+li.work-item.unconfirmed { border-left-color: var(--warn); }
 li.work-item .item-head { margin: 0; }
 li.work-item .item-text { font-weight: 600; }
 .badge { display: inline-block; margin-left: .4rem; padding: 0 .45rem; border: 1px solid currentColor; border-radius: 999px; font-size: .8rem; font-weight: 700; white-space: nowrap; }

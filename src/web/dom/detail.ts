@@ -2,21 +2,23 @@
  * An execution's detail page (`/executions/:id`): its title and state, and four tabs — Summary,
  * Events, Transcript, Changes. One event stream (event-stream.ts, resuming with Last-Event-ID) feeds
  * both the timeline and the transcript, live while the execution runs; an attempt's start or end, a
- * switch or the end reloads the summary. The Transcript's box sends a follow-up into the open
- * session (`POST /api/executions/:id/messages`) and says when the harness has it; a message to an
- * ended execution reopens it, and the page follows its stream again after the last record. Above the tabs,
+ * switch or the end reloads the summary. The Transcript's box (follow-up.ts) sends a follow-up into
+ * the open session and says when the harness has it; a message to an ended execution reopens it
+ * (after asking), and the page follows its stream again after the last record. Under the title, the
+ * pull request the execution opened, once a record shows it. Above the tabs,
  * the actions (actions.ts): a waiting execution's wait with "Resume now", "Switch harness…" and
  * "Cancel"; `R` resumes, `S` switches, `C` cancels, `m` opens the message box.
  */
 import { openEventStream } from '../event-stream.js';
-import { REFUSED } from '../execution-actions.js';
 import { DETAIL_KEYS, EVENTS_KEYS, GLOBAL_KEYS } from '../keys/keymap.js';
+import { type PullRequest, pullRequestLabel, pullRequestOf } from '../pull-request.js';
 import type { AttemptRecord, EventRecord, ExecutionRecord } from '../records.js';
 import { changesSummary, SUMMARY_DELAY_MS } from '../summary-triggers.js';
 import { followWait, type Wait } from '../wait.js';
 import { ExecutionActions } from './actions.js';
 import { renderChanges } from './changes.js';
-import { byId } from './el.js';
+import { byId, el } from './el.js';
+import { FollowUp } from './follow-up.js';
 import { installKeys } from './keyboard.js';
 import { connect } from './session.js';
 import { renderSummary } from './summary.js';
@@ -41,6 +43,7 @@ async function refreshSummary(): Promise<void> {
     `${record.state}${record.currentHarness ? ` on ${record.currentHarness}` : ''} · attempt ${record.attemptCount} · ${execution}`;
   actions.harness = record.currentHarness ?? undefined;
   actions.state = record.state;
+  followUp.state = record.state;
   await renderSummary(byId('summary-body'), api, record, attempts);
 }
 
@@ -84,46 +87,21 @@ installKeys(
     'execution:cancel': () => void actions.cancel(),
     'execution:message': () => {
       tabs.select('transcript', true);
-      byId('send-text').focus();
+      followUp.focus();
     },
     'filter:focus': () => (tabs.current === 'events' ? filter : byId('send-text')).focus(),
     back: () => location.assign(document.referrer.includes('/history') ? '/history' : '/'),
   },
 );
 
-const sendForm = byId<HTMLFormElement>('send-form');
-const sendText = byId<HTMLTextAreaElement>('send-text');
-const sendStatus = byId('send-status');
-// Ctrl+Enter (⌘+Enter) sends, as in most chat boxes; Enter alone is a new line.
-sendText.addEventListener('keydown', (event) => {
-  if (event.key === 'Enter' && (event.ctrlKey || event.metaKey)) {
-    event.preventDefault();
-    sendForm.requestSubmit();
-  }
-});
-let awaitedTurn: string | undefined;
 /** The id of the last record received, and whether the stream ended with the execution. */
 let lastId = 0;
 let streamEnded = false;
-sendForm.addEventListener('submit', async (event) => {
-  event.preventDefault();
-  const text = sendText.value.trim();
-  if (text === '') return;
-  try {
-    const answer = (await api.post(`/api/executions/${execution}/messages`, { text })) as {
-      turn: { id: string; queued: number };
-    };
-    awaitedTurn = answer.turn.id;
-    // A message reopens an ended execution (docs/api.md): its stream is followed again, after the last record.
-    if (streamEnded) {
-      streamEnded = false;
-      follow(lastId);
-    }
-    sendText.value = '';
-    sendStatus.textContent = `Queued (turn ${answer.turn.id}); waiting for the harness to take it…`;
-  } catch (error) {
-    sendStatus.textContent = `${REFUSED.send}: ${(error as Error).message}`;
-  }
+// A message reopens an ended execution (docs/api.md): its stream is followed again, after the last record.
+const followUp = new FollowUp(api, execution, () => {
+  if (!streamEnded) return;
+  streamEnded = false;
+  follow(lastId);
 });
 
 /** Follows the execution's records after the `from`th (all of them from 0). */
@@ -145,10 +123,9 @@ function onRecord(record: unknown, id: number): void {
   const event = record as EventRecord;
   timeline.add(event, id);
   transcript.add(event);
-  if (awaitedTurn !== undefined && transcript.delivered(awaitedTurn)) {
-    sendStatus.textContent = `Delivered to ${event.harness ?? 'the harness'} (turn ${awaitedTurn}).`;
-    awaitedTurn = undefined;
-  }
+  followUp.delivered(transcript, event.harness);
+  const pullRequest = pullRequestOf(event);
+  if (pullRequest !== undefined) showPullRequest(pullRequest);
   const open = followWait(wait, event);
   if (open !== wait) {
     wait = open;
@@ -156,6 +133,17 @@ function onRecord(record: unknown, id: number): void {
   }
   if (['wait.ended', 'execution.ended', 'failover'].includes(event.type)) actions.settled();
   if (changesSummary(event.type)) scheduleSummary();
+}
+
+/** Shows, under the title, the pull request the execution opened (the latest, when it opened several). */
+function showPullRequest(pullRequest: PullRequest): void {
+  const line = byId('pull-request');
+  line.replaceChildren(
+    el('a', { href: pullRequest.url, id: 'pull-request-link' }, pullRequestLabel(pullRequest)),
+    ' ',
+    el('span', { class: 'muted' }, pullRequest.url),
+  );
+  line.hidden = false;
 }
 
 follow(0);

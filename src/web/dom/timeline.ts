@@ -1,24 +1,28 @@
 /**
  * The Events tab's timeline: the execution's records in order, as a listbox whose active option is
  * the selected event (`aria-activedescendant`), each row its time, attempt, harness, type and a line
- * about it; the switch story (quota, failover, attempt start and end) stands out. Records arrive
- * live from the event stream (`add`); a filter hides rows without losing their place; `j`/`k`,
+ * about it, grouped by attempt with the running one marked live (attempt-groups.ts); the switch
+ * story (quota, failover, attempt start and end) stands out. Records arrive live from the event
+ * stream (`add`); a filter hides rows (and groups left empty) without losing their place; `j`/`k`,
  * `g`/`G`, `n`/`N` move the selection over the rows shown (keys/timeline.ts), `Enter` opens a row's
- * whole record.
+ * whole record and keeps it in view.
  */
 import { describeEvent } from '../describe-event.js';
 import { first, isSwitchRelated, last, nextMatching, step } from '../keys/timeline.js';
 import type { EventRecord } from '../records.js';
+import { AttemptGroups } from './attempt-groups.js';
 import { el, formatTime } from './el.js';
 
 export class Timeline {
   readonly #list: HTMLElement;
+  readonly #groups: AttemptGroups;
   readonly #rows: { readonly record: EventRecord; readonly row: HTMLDivElement }[] = [];
   #filter = '';
   #selected: HTMLDivElement | undefined;
 
   constructor(list: HTMLElement) {
     this.#list = list;
+    this.#groups = new AttemptGroups(list);
     list.addEventListener('click', (event) => {
       const row = (event.target as Element).closest('[role="option"]');
       if (row instanceof HTMLDivElement) {
@@ -46,13 +50,15 @@ export class Timeline {
     );
     row.hidden = !this.#matches(record, row);
     this.#rows.push({ record, row });
-    this.#list.append(row);
+    this.#groups.place(record).append(row);
+    this.#groups.refresh();
   }
 
   /** Shows only the rows whose type, harness or line contains `text` (case-insensitive). */
   filter(text: string): void {
     this.#filter = text.trim().toLowerCase();
     for (const { record, row } of this.#rows) row.hidden = !this.#matches(record, row);
+    this.#groups.refresh();
   }
 
   step(delta: number): void {
@@ -77,7 +83,7 @@ export class Timeline {
     this.#selectAt(shown, nextMatching(types, this.#index(shown), direction, isSwitchRelated));
   }
 
-  /** Opens (or closes) the selected row's whole record. */
+  /** Opens (or closes) the selected row's whole record; an opened one is scrolled into view, as little as it takes. */
   open(): void {
     const row = this.#selected;
     const entry = this.#rows.find((candidate) => candidate.row === row);
@@ -90,6 +96,7 @@ export class Timeline {
     }
     row.append(el('pre', { class: 'detail' }, JSON.stringify(entry.record, null, 2)));
     row.setAttribute('aria-expanded', 'true');
+    row.scrollIntoView({ block: 'nearest' });
   }
 
   #matches(record: EventRecord, row: HTMLDivElement): boolean {

@@ -1,7 +1,8 @@
 /**
  * The Transcript tab: the conversation as it happened, built from the same records as the
  * timeline — the user's turns (marked when handed over to the next harness or delivered again after a
- * restart), the assistant's text, tool calls with their results (collapsed; open to read), and a note
+ * restart), the assistant's text, tool calls with their results (collapsed; open to read), each call
+ * marked `ok` or `failed` (with the exit code when reported) once its result arrives, and a note
  * where an attempt starts or the execution switches harness. `add` takes records in log order.
  */
 import type { EventRecord } from '../records.js';
@@ -54,12 +55,19 @@ export class Transcript {
         return;
       }
       case 'tool.result': {
-        const result = el(
-          'pre',
-          { class: d.ok === true ? 'ok' : 'error' },
-          text('output') || (d.ok === true ? 'ok' : 'failed'),
-        );
-        (this.#calls.get(text('id')) ?? this.#root).append(result);
+        const ok = d.ok === true;
+        const result = el('pre', { class: ok ? 'ok' : 'error' }, text('output') || (ok ? 'ok' : 'failed'));
+        const call = this.#calls.get(text('id'));
+        if (call === undefined) {
+          this.#root.append(result);
+          return;
+        }
+        const exit = typeof d.exitCode === 'number' ? ` (exit ${d.exitCode})` : '';
+        call.dataset.result = ok ? 'ok' : 'failed';
+        call
+          .querySelector('summary')
+          ?.append(' ', el('span', { class: ok ? 'badge tool-ok' : 'badge tool-failed' }, ok ? 'ok' : `failed${exit}`));
+        call.append(result);
         return;
       }
       case 'attempt.started':
