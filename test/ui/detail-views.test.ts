@@ -79,10 +79,9 @@ describe.skipIf(!available)('an execution’s views', () => {
     expect(await live.locator('.badge-live').isVisible()).toBe(true);
     // Each row sits in its attempt's group.
     const attemptOf = (type: string) =>
-      page
-        .locator(`#timeline [role="option"][data-type="${type}"]`)
-        .first()
-        .evaluate((row) => row.closest('[role="group"]')?.getAttribute('aria-label'));
+      page.evaluate(
+        `document.querySelector('#timeline [role="option"][data-type="${type}"]').closest('[role="group"]').getAttribute('aria-label')`,
+      );
     expect(await attemptOf('quota.exhausted')).toBe('Attempt 1 · claude-code');
     expect(await attemptOf('failover')).toBe('Attempt 1 · claude-code');
     expect(await attemptOf('execution.started')).toBe('Execution');
