@@ -14,7 +14,6 @@
  * reads them), which their caller closes.
  * The token is only ever sent in the Authorization header; no field of the client holds it.
  */
-import { randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { z } from 'zod';
 import {
@@ -31,10 +30,10 @@ import {
 import { isExecutionId } from '../core/execution-id-shape.js';
 import { type HomePaths, harmflowHome } from '../core/home.js';
 import type { TaskFileInput } from '../core/task.js';
-import { ExecutionContext } from '../execution/context-schema.js';
+import type { ExecutionContext } from '../execution/context-schema.js';
 import type { ExecutionDisk } from '../execution/execution-disk.js';
 import type { SwitchBody } from '../server/routes/executions.js';
-import { tokenFile } from '../server/token.js';
+import { tokenFile } from '../server/token-file.js';
 import type { ExecutionRecord } from '../store/store.js';
 import { ApiError } from '../web/api.js';
 import { type Connected, type EventStream, MalformedEventError, openEventStream } from '../web/event-stream.js';
@@ -54,9 +53,9 @@ import {
   WorkflowRunList,
   WorkflowRunWithSteps,
 } from './client-schemas.js';
+import { DEFAULT_PORT } from './default-port.js';
 import { exchangeText } from './http-exchange.js';
 import { connectionLost, type Outcome, RESTART_RETRY, type RetryPolicy, retryDelays, withRetries } from './retry.js';
-import { DEFAULT_PORT } from './serve.js';
 
 export type { ExecutionContext } from '../execution/context-schema.js';
 export type { ExecutionDisk } from '../execution/execution-disk.js';
@@ -337,12 +336,15 @@ export function createClient(options: ClientOptions): ServiceClient {
   return {
     url,
     submit: async (task, write = {}) =>
-      (await call('POST', '/api/executions', ExecutionBody, { task }, write.idempotencyKey ?? randomUUID())).execution,
+      (await call('POST', '/api/executions', ExecutionBody, { task }, write.idempotencyKey ?? crypto.randomUUID()))
+        .execution,
     executions: (state) => call('GET', `/api/executions?state=${state}&include=attempts`, ExecutionList),
     executionIds: async () =>
       (await call('GET', '/api/executions', ExecutionIds)).executions.map((execution) => execution.id),
     execution: async (id) => call('GET', executionPath(id), ExecutionWithAttempts),
-    context: async (id) => call('GET', `${executionPath(id)}/context`, ExecutionContext),
+    // The context's schema holds every event's: loaded for the first context asked, not with the client.
+    context: async (id) =>
+      call('GET', `${executionPath(id)}/context`, (await import('../execution/context-schema.js')).ExecutionContext),
     changes: async (id) => call('GET', `${executionPath(id)}/changes`, Changes),
     disk: async (id) => call('GET', `${executionPath(id)}/disk`, Disk),
     events: (id, handlers, from) =>
@@ -366,7 +368,7 @@ export function createClient(options: ClientOptions): ServiceClient {
           `${executionPath(id)}/messages`,
           z.object({ turn: Turn }),
           { text },
-          write.idempotencyKey ?? randomUUID(),
+          write.idempotencyKey ?? crypto.randomUUID(),
         )
       ).turn,
     cancel: async (id) => (await call('POST', `${executionPath(id)}/cancel`, ExecutionBody)).execution,

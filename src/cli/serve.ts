@@ -13,11 +13,10 @@
  */
 import type { Command } from 'commander';
 import { UsageError } from '../core/errors.js';
+import { DEFAULT_PORT } from './default-port.js';
 import { DEFAULT_RETENTION_TEXT, retention } from './gc.js';
 import { durationOption, gibOption, integerOption } from './option-values.js';
 
-/** The service's port unless `--port` says otherwise. */
-export const DEFAULT_PORT = 7878;
 export interface ServeOptions {
   port: string;
   home?: string;

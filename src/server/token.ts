@@ -5,10 +5,10 @@
  */
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import { linkSync, readFileSync, statSync, unlinkSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { z } from 'zod';
 import { EXIT, HarmflowError } from '../core/errors.js';
 import { type HomePaths, makePrivateDir, PRIVATE_FILE_MODE } from '../core/home.js';
+import { tokenFile } from './token-file.js';
 
 /** 32 random bytes: 256 bits, beyond guessing; base64url keeps it one header-safe word of 43 characters. */
 const TOKEN_BYTES = 32;
@@ -29,11 +29,6 @@ export interface LoadedToken {
   readonly created: boolean;
   /** Where the token came from: the environment (`HARMFLOW_TOKEN`) or the token file. */
   readonly from: 'env' | 'file';
-}
-
-/** The path of the token file in `home`. */
-export function tokenFile(home: HomePaths): string {
-  return join(home.root, 'token');
 }
 
 /**

@@ -3,7 +3,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { type HomePaths, harmflowHome } from '../../src/core/home.js';
-import { loadOrCreateToken, TokenFileError, tokenFile, tokensEqual } from '../../src/server/token.js';
+import { loadOrCreateToken, TokenFileError, tokensEqual } from '../../src/server/token.js';
+import { tokenFile } from '../../src/server/token-file.js';
 
 let dir: string;
 let home: HomePaths;
