@@ -22,25 +22,41 @@ export function loadTaskFile(path: string): Task {
       cause,
     });
   }
-  const document = parseDocument(text);
-  if (document.errors.length > 0) {
-    // The schema is not checked on a document YAML could not read: its values are guesses. One
-    // problem a line: a second error on the same line follows from the first.
-    const lines = new Set<number>();
-    const problems = document.errors.flatMap((error) => {
-      const line = error.linePos?.[0].line;
-      if (line !== undefined && lines.has(line)) return [];
-      if (line !== undefined) lines.add(line);
-      const message = (error.message.split('\n')[0] ?? '').replace(/ at line \d+, column \d+:?$/, '');
-      return [`${path}${line ? `:${line}` : ''}: not valid YAML: ${message}`];
-    });
-    throw new TaskFileError(problems);
+  const read = readTaskYaml(text);
+  if (!read.ok) {
+    throw new TaskFileError(
+      read.problems.map(({ line, message }) => `${path}${line ? `:${line}` : ''}: not valid YAML: ${message}`),
+    );
   }
   // reportInput: an issue's input tells a missing field (undefined) from a value of the wrong type.
-  const parsed = TaskFile.safeParse(document.toJS() ?? {}, { reportInput: true });
+  const parsed = TaskFile.safeParse(read.value, { reportInput: true });
   if (!parsed.success) throw new TaskFileError(describeIssues(parsed.error).map((problem) => `${path}: ${problem}`));
   const folder = dirname(resolve(path));
   return resolveTask(parsed.data, (relative) => resolve(folder, relative));
+}
+
+/** A task file's text as YAML reads it, or what YAML could not read: one problem a line, with its number. */
+export type TaskYaml =
+  | { readonly ok: true; readonly value: unknown }
+  | { readonly ok: false; readonly problems: readonly { readonly line?: number; readonly message: string }[] };
+
+/**
+ * Reads `text` as YAML (JSON is YAML). An empty document is `{}`. The schema is not checked on a
+ * document YAML could not read (its values are guesses), so a failure is the YAML's problems alone.
+ */
+export function readTaskYaml(text: string): TaskYaml {
+  const document = parseDocument(text);
+  if (document.errors.length === 0) return { ok: true, value: document.toJS() ?? {} };
+  // One problem a line: a second error on the same line follows from the first.
+  const lines = new Set<number>();
+  const problems = document.errors.flatMap((error) => {
+    const line = error.linePos?.[0].line;
+    if (line !== undefined && lines.has(line)) return [];
+    if (line !== undefined) lines.add(line);
+    const message = (error.message.split('\n')[0] ?? '').replace(/ at line \d+, column \d+:?$/, '');
+    return [{ ...(line !== undefined && { line }), message }];
+  });
+  return { ok: false, problems };
 }
 
 /** The first issue of a zod error, as `field.path[1]: message` (describeIssues' first line). */
@@ -50,10 +66,21 @@ export function describeIssue(error: { issues: readonly z.core.$ZodIssue[] }): s
 
 /** Every issue of a zod error, one line each: `field.path[1]: message`, in the schema's order. */
 export function describeIssues(error: { issues: readonly z.core.$ZodIssue[] }): string[] {
+  return issueProblems(error).map(({ path, message }) => (path === '' ? message : `${path}: ${message}`));
+}
+
+/** One problem of a value: where (`fallbacks[1].harness`, `''` for the whole value) and what. */
+export interface Problem {
+  readonly path: string;
+  readonly message: string;
+}
+
+/** Every issue of a zod error as a Problem, in the schema's order (describeIssues' lines, apart). */
+export function issueProblems(error: { issues: readonly z.core.$ZodIssue[] }): Problem[] {
   return error.issues.flatMap((issue) => describeOne(issue));
 }
 
-function describeOne(issue: z.core.$ZodIssue): string[] {
+function describeOne(issue: z.core.$ZodIssue): Problem[] {
   if (issue.code === 'invalid_union') {
     // A value that fits no option: describe the option the input was meant for — the one that got
     // furthest into it (deepest path), and of equals the one not rejecting the input's type outright.
@@ -62,13 +89,13 @@ function describeOne(issue: z.core.$ZodIssue): string[] {
     const meant = [...issue.errors].sort((a, b) => score(b) - score(a))[0];
     if (meant?.[0]) return meant.flatMap((inner) => describeOne({ ...inner, path: [...issue.path, ...inner.path] }));
   }
-  const where = issue.path.length ? `${fieldPath(issue.path)}: ` : '';
+  const path = fieldPath(issue.path);
   if (issue.code === 'unrecognized_keys')
-    return [`${where}unknown field ${issue.keys.map((k) => `"${k}"`).join(', ')}`];
+    return [{ path, message: `unknown field ${issue.keys.map((k) => `"${k}"`).join(', ')}` }];
   if ((issue.code === 'invalid_type' || issue.code === 'invalid_value') && issue.input === undefined) {
-    return [`${where}required`];
+    return [{ path, message: 'required' }];
   }
-  return [`${where}${issue.message}`];
+  return [{ path, message: issue.message }];
 }
 
 /** A place in the file as people write it: `fallbacks[1].harness`, `gates.custom[0].name`. */

@@ -14,6 +14,7 @@ import { diskRoutes } from './routes/disk.js';
 import { type ClusterReads, executionRoutes } from './routes/executions.js';
 import { harnessRoutes } from './routes/harnesses.js';
 import { sessionRoutes } from './routes/session.js';
+import { taskRoutes } from './routes/tasks.js';
 import { type WorkflowRoutesOptions, workflowRoutes } from './routes/workflows.js';
 import { limitBody, requireExecutionId, requireLocalHost, requireLocalOrigin, requireToken } from './security.js';
 import { SessionCookie } from './session-cookie.js';
@@ -85,6 +86,7 @@ export function createApp(options: AppOptions): Hono {
   app.route('/api/executions', diskRoutes({ home, store, sizes: diskSizes, cluster: cluster !== undefined }));
   app.route('/api', admissionRoutes({ admission: options.admission, stop: options.stop }));
   app.route('/api/session', sessionRoutes(cookie));
+  app.route('/api/tasks', taskRoutes({ cluster: cluster !== undefined }));
   app.route('/api/harnesses', harnessRoutes(options.searchPath ?? process.env.PATH ?? '', store));
   if (options.workflows !== undefined) app.route('/api/workflows', workflowRoutes(options.workflows));
   options.mount?.(app);

@@ -11,14 +11,12 @@
  * changes, the disk figures) is not served: see ClusterReads.
  */
 import { open, readFile } from 'node:fs/promises';
-import { isAbsolute } from 'node:path';
 import { type Context, Hono } from 'hono';
 import { z } from 'zod';
 import { ConflictError, NotFoundError, TaskFileError, UsageError } from '../../core/errors.js';
 import type { HomePaths } from '../../core/home.js';
 import { type ExecutionState, FINAL_STATES, HarnessName, LIVE_STATES, STATES } from '../../core/outcome.js';
-import { isRepositoryUrl } from '../../core/repository-url.js';
-import { resolveTask, type Task, TaskFile } from '../../core/task.js';
+import type { Task } from '../../core/task.js';
 import { describeIssue } from '../../core/task-file.js';
 import { type EventData, parseEventRecord } from '../../events/schema.js';
 import { StoredContext } from '../../execution/context-schema.js';
@@ -28,6 +26,7 @@ import type { AttemptRecord, ExecutionRecord, Store } from '../../store/store.js
 import { readChanges } from '../../workspace/changes.js';
 import { checkpointRef } from '../../workspace/checkpoint.js';
 import { idempotencyOf } from '../idempotency.js';
+import { checkTask, problemLine } from '../task-check.js';
 import { diskOf } from './disk.js';
 
 const ENDED: readonly ExecutionState[] = STATES.filter((state) => FINAL_STATES.has(state));
@@ -280,24 +279,11 @@ export async function jsonBody(c: Context): Promise<unknown> {
 }
 
 /**
- * Validates a submitted task file; relative paths are refused, there is no folder to resolve them in.
- * `repo` may be a URL (core/repository-url.ts) only in cluster mode, where the ExecutionService checks
- * it (cluster/create-records.ts); a single service runs executions from repositories on its machine.
+ * Validates a submitted task file (../task-check.ts): a TaskFileError naming every problem it has,
+ * after `invalid task: `, one `place: problem` each, separated by `; `.
  */
 function taskOf(raw: unknown, cluster: boolean): Task {
-  const file = TaskFile.safeParse(raw);
-  if (!file.success) throw new TaskFileError(`invalid task: ${describeIssue(file.error)}`);
-  if (!cluster && isRepositoryUrl(file.data.repo)) {
-    throw new TaskFileError(
-      `invalid task: repo ${JSON.stringify(file.data.repo)} is a URL; this service runs executions from repositories on its machine (a URL needs cluster mode)`,
-    );
-  }
-  return resolveTask(file.data, (path) => {
-    if (!isAbsolute(path)) {
-      throw new TaskFileError(
-        `invalid task: ${JSON.stringify(path)} must be an absolute path (the service has no task-file folder to resolve it in)`,
-      );
-    }
-    return path;
-  });
+  const checked = checkTask(raw, cluster);
+  if (!checked.ok) throw new TaskFileError(`invalid task: ${checked.problems.map(problemLine).join('; ')}`);
+  return checked.task;
 }
