@@ -99,6 +99,8 @@ const DEFAULT_GATES = GatesConfig.parse({});
 export const DEFAULT_QUOTA_COOL_DOWN_MS = 3_600_000;
 
 const switchable = Outcome.exclude(['completed', 'canceled', 'timed_out', 'switched']);
+/** The outcomes `failoverOn` may name: those that may switch besides `quota_exhausted`. */
+export const FAILOVER_OUTCOMES = switchable.options.filter((outcome) => outcome !== 'quota_exhausted');
 
 /**
  * Where the harnesses run: `bwrap`, in the OS sandbox (bubblewrap; the default, and where bubblewrap

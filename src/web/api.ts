@@ -25,8 +25,11 @@ export interface ApiOptions {
 export interface Api {
   /** `GET path`; resolves with the answer's JSON. */
   get(path: string): Promise<unknown>;
-  /** `POST path` with `body` as JSON (no body when undefined); resolves with the answer's JSON. */
-  post(path: string, body?: unknown): Promise<unknown>;
+  /**
+   * `POST path` with `body` as JSON (no body when undefined) and `headers` besides the client's own
+   * (an `Idempotency-Key`, say); resolves with the answer's JSON.
+   */
+  post(path: string, body?: unknown, headers?: Readonly<Record<string, string>>): Promise<unknown>;
 }
 
 /** An answer that is not a 2xx: `name` and `message` are the API's (e.g. 404 `NotFoundError`). */
@@ -44,9 +47,14 @@ export function createApi(options: ApiOptions): Api {
   const base = options.baseUrl.replace(/\/+$/, '');
   // Called as a plain function: a browser's fetch called as a method of another object throws.
   const send: Fetch = options.fetch ?? ((url, init) => fetch(url, init));
-  const request = async (method: 'GET' | 'POST', path: string, body: unknown): Promise<unknown> => {
+  const request = async (
+    method: 'GET' | 'POST',
+    path: string,
+    body: unknown,
+    extra: Readonly<Record<string, string>> = {},
+  ): Promise<unknown> => {
     if (!path.startsWith('/')) throw new TypeError(`an API path starts with "/": ${JSON.stringify(path)}`);
-    const headers: Record<string, string> = { accept: 'application/json' };
+    const headers: Record<string, string> = { ...extra, accept: 'application/json' };
     if (options.token !== undefined) headers.authorization = `Bearer ${options.token}`;
     if (body !== undefined) headers['content-type'] = 'application/json';
     const response = await send(`${base}${path}`, {
@@ -72,7 +80,7 @@ export function createApi(options: ApiOptions): Api {
   };
   return {
     get: (path) => request('GET', path, undefined),
-    post: (path, body) => request('POST', path, body),
+    post: (path, body, headers) => request('POST', path, body, headers),
   };
 }
 

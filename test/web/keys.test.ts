@@ -5,6 +5,7 @@ import {
   type Action,
   DETAIL_KEYS,
   EVENTS_KEYS,
+  EXECUTIONS_KEYS,
   GLOBAL_KEYS,
   type Keymap,
   LIST_KEYS,
@@ -104,7 +105,7 @@ describe('the keymaps', () => {
     for (const keymap of [GLOBAL_KEYS, LIST_KEYS, EVENTS_KEYS, DETAIL_KEYS, REVIEW_KEYS, TERMINAL_KEYS, SCROLL_KEYS]) {
       expect(duplicateKeys(keymap)).toEqual([]);
     }
-    expect(duplicateKeys([...LIST_KEYS, ...GLOBAL_KEYS])).toEqual([]);
+    expect(duplicateKeys([...LIST_KEYS, ...EXECUTIONS_KEYS, ...GLOBAL_KEYS])).toEqual([]);
     expect(duplicateKeys([...DETAIL_KEYS, ...GLOBAL_KEYS])).toEqual([]);
     expect(duplicateKeys([...REVIEW_KEYS, ...GLOBAL_KEYS])).toEqual([]);
     expect(duplicateKeys([...EVENTS_KEYS, ...DETAIL_KEYS, ...GLOBAL_KEYS])).toEqual([]);

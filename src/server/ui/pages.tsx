@@ -13,6 +13,7 @@ import type { Child } from 'hono/jsx';
 import { HARNESS_NAMES } from '../../core/outcome.js';
 import { SWITCH_EXPLANATION } from '../../web/execution-actions.js';
 import { Layout, type Screen } from './layout.js';
+import { NewTaskDialog } from './new-task-dialog.js';
 
 /**
  * The dialog that asks before an action that cannot be taken back (src/web/dom/confirm.ts fills and
@@ -93,7 +94,13 @@ export function ExecutionsPage() {
       module="executions.js"
       label="Running, queued and waiting executions"
       columns={['Task', 'State', 'Harness', 'Elapsed / timeout', 'Tokens', 'Cost', 'Disk']}
-    />
+    >
+      <button type="button" id="new-task-button" aria-haspopup="dialog" aria-keyshortcuts="c">
+        New task <kbd>c</kbd>
+      </button>
+      <NewTaskDialog />
+      <ConfirmDialog />
+    </ListScreen>
   );
 }
 

@@ -114,8 +114,27 @@ kbd { font-family: ui-monospace, monospace; border: 1px solid var(--line); borde
 dialog .actions { justify-content: flex-end; margin: 1rem 0 0; }
 #switch-dialog label { display: grid; grid-template-columns: 6rem 1fr; align-items: center; gap: .5rem; margin: .5rem 0; }
 #switch-dialog select, #switch-dialog input { font: inherit; padding: .2rem .3rem; min-width: 0; }
+dialog.new-task { max-width: min(72rem, 96vw); width: 100%; }
+.new-task-body { display: grid; grid-template-columns: minmax(0, 1fr) minmax(0, 1fr); gap: 1rem; }
+.new-task .field { display: grid; gap: .15rem; margin: .45rem 0; }
+.new-task .field.check label { font-weight: 400; }
+.new-task label { font-weight: 600; }
+.new-task small { color: var(--muted); }
+.new-task input:not([type=checkbox]), .new-task select, .new-task textarea { font: inherit; padding: .3rem .4rem; min-width: 0; border: 1px solid var(--line); border-radius: 6px; background: var(--bg); color: var(--fg); }
+.new-task [aria-invalid="true"] { border-color: var(--bad); }
+.new-task fieldset { border: 1px solid var(--line); border-radius: 6px; margin: .45rem 0; }
+.new-task fieldset label { font-weight: 400; margin-right: .6rem; }
+#task-chain { margin: 0 0 .4rem; padding-left: 1.4rem; }
+#task-chain li { margin: .3rem 0; }
+#task-chain .link { display: flex; flex-wrap: wrap; gap: .3rem; align-items: center; }
+.problem { color: var(--bad); margin: 0; }
+.problem:empty { display: none; }
+.task-yaml { display: flex; flex-direction: column; gap: .3rem; }
+#task-yaml { font-family: ui-monospace, monospace; font-size: .9rem; min-height: 24rem; flex: 1; }
+.problems { color: var(--bad); margin: 0; padding-left: 1.2rem; }
 @media (max-width: 640px) {
   main { padding: .6rem; }
+  .new-task-body { grid-template-columns: minmax(0, 1fr); }
   dl.facts { grid-template-columns: minmax(0, 1fr); }
   [role="tab"] { padding: .4rem .45rem; }
   dl.facts dt { margin-top: .3rem; }

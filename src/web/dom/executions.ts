@@ -3,13 +3,15 @@
  * waiting one, the harness it waits for and when that resets), the harness it is on and its attempt,
  * elapsed time against its timeout, tokens and cost so far, the disk its worktree and run directory
  * take — fetched every 2 s (`GET /api/executions?state=live&include=attempts,waits,disk`; the service
- * measures each tree at most every 30 s), the elapsed column ticking each second.
+ * measures each tree at most every 30 s), the elapsed column ticking each second. New task (`c`)
+ * opens the form that submits one (new-task.ts).
  */
-import { GLOBAL_KEYS, LIST_KEYS } from '../keys/keymap.js';
+import { EXECUTIONS_KEYS, GLOBAL_KEYS, LIST_KEYS } from '../keys/keymap.js';
 import { type ExecutionList, type ExecutionRow, totals, withAttempts } from '../records.js';
 import { resetNote, resetTime } from '../wait.js';
 import { byId, el, formatDisk, formatDuration, formatTokens, formatUsd } from './el.js';
 import { installKeys } from './keyboard.js';
+import { NewTask } from './new-task.js';
 import { RowList } from './row-list.js';
 import { connect } from './session.js';
 
@@ -18,13 +20,16 @@ const POLL_MS = 2000;
 
 const api = await connect();
 const list = new RowList<ExecutionRow>(byId('rows'), rowOf, (record) => `/executions/${record.id}`);
+const newTask = new NewTask(api);
+byId('new-task-button').addEventListener('click', () => newTask.open());
 installKeys(
   () => [
-    { title: 'Executions', keymap: LIST_KEYS },
+    { title: 'Executions', keymap: [...LIST_KEYS, ...EXECUTIONS_KEYS] },
     { title: 'Everywhere', keymap: GLOBAL_KEYS },
   ],
   {
     ...list.handlers(),
+    'task:new': () => newTask.open(),
   },
 );
 
@@ -42,7 +47,7 @@ async function refresh(): Promise<void> {
 }
 
 function render(): void {
-  list.render(latest, 'Nothing is running, queued or waiting. Submit a task with `harmflow submit`.');
+  list.render(latest, 'Nothing is running, queued or waiting. Submit a task with New task (`c`) or `harmflow submit`.');
   byId('summary').textContent = `${latest.length} live execution(s)`;
 }
 

@@ -4,7 +4,7 @@
  *
  * Scopes: `GLOBAL_KEYS` hold on every page (the tab keys `1`–`4` only mean something on the
  * execution detail page; pages without tabs ignore those actions), `LIST_KEYS` on the Executions and
- * History tables, `DETAIL_KEYS` on every tab of the detail page, `EVENTS_KEYS` on its Events tab. Which scopes are active, and in what
+ * History tables, `EXECUTIONS_KEYS` on the Executions screen, `DETAIL_KEYS` on every tab of the detail page, `EVENTS_KEYS` on its Events tab. Which scopes are active, and in what
  * order, is the page's choice (see `dispatch.ts`); what an action does is the DOM glue's.
  * `TERMINAL_KEYS` and `SCROLL_KEYS` hold only in the terminal UI (`harmflow ui`, src/tui/), which
  * renders the same scopes: a browser has its own tabs, its own way to close and its own scrolling,
@@ -39,6 +39,7 @@ export type Action =
   | 'execution:switch'
   | 'execution:cancel'
   | 'execution:message'
+  | 'task:new'
   | 'review:approve'
   | 'review:reject'
   | 'review:approve-all'
@@ -79,6 +80,11 @@ export const LIST_KEYS: Keymap = [
   { keys: ['Enter'], action: 'row:open', description: 'Open the selected row' },
   { keys: ['g'], action: 'row:first', description: 'First row' },
   { keys: ['G'], action: 'row:last', description: 'Last row' },
+];
+
+/** The Executions screen's own: `c` creates a task (as in Vibe Kanban and Linear), in the New task form. */
+export const EXECUTIONS_KEYS: Keymap = [
+  { keys: ['c'], action: 'task:new', description: 'New task: write one and submit it' },
 ];
 
 /**
