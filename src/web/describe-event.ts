@@ -1,132 +1,139 @@
 /**
- * One line about an event record, for the Events timeline: what happened, with the harnesses it
- * names — `switch 1/2: claude-code → codex (quota_exhausted)`. DOM-free, so it is unit-tested in
- * Node; the Workbench's timeline (dom/timeline.ts) and the terminal UI's show it beside the record's
- * time, attempt and harness. What the record observed is said as observed: a failed operation with
- * its exit code and the line that says why, a `workspace.warning` marked `⚠` and never cut. The CLI's
- * timeline (src/cli/timeline.ts) takes its words for `workspace.warning` and `gate.allowed` from
- * here, and leaves out what `isRoutine` names; its other words are still its own.
+ * The one describer of events: an event record in one line of words, for every timeline — the
+ * CLI's (`events`, `run`, the demo: src/cli/timeline.ts), the Workbench's (dom/timeline.ts) and the
+ * terminal UI's (src/tui/detail/event-lines.ts): `changed src/slug.js`, `commit e2ad641 "Add
+ * slugify"`, `claude-code → codex (quota_exhausted; switch 1 of 2)`. Each surface frames the line
+ * with the record's time, attempt, harness and type, and owns its colour and its width: the line
+ * comes whole, on one line (runs of white space, newlines included, one space), never cut.
+ *
+ * What the record observed is said as observed: a failed operation with its exit code and the line
+ * that says why (describe-operation.ts), a `workspace.warning` marked `⚠`. A value the record does
+ * not hold is `?`, never guessed. DOM-free and Node-free (the Workbench's bundle and the CLI's
+ * start-time-critical `events` both load it); the data is read loosely, as the log held it, so a
+ * record of a type this version does not know is shown as its data's JSON.
  */
 import { describeOperation } from './describe-operation.js';
 import { UNCONFIRMED_MARK } from './describe-work-item.js';
 import type { EventRecord } from './records.js';
 
-/** 160 characters: a timeline row stays one or two lines; Enter opens the whole record. */
-const MAX_CHARS = 160;
-
-export function describeEvent(record: EventRecord): string {
-  const d = record.data;
-  const text = (key: string): string | undefined => (typeof d[key] === 'string' ? (d[key] as string) : undefined);
-  const number = (key: string): number | undefined => (typeof d[key] === 'number' ? (d[key] as number) : undefined);
-  switch (record.type) {
-    case 'execution.started':
-      return clip(`${text('task') ?? 'task'} on ${text('branch') ?? '?'}; chain ${chainOf(d.chain)}`);
-    case 'attempt.started':
-      return `attempt ${record.attempt ?? '?'} on ${record.harness ?? '?'}${d.handoff === true ? ', with the handoff' : ''}${d.simulated === true ? ' (simulated)' : ''}${sandboxWords(typeof d.sandboxed === 'boolean' ? d.sandboxed : undefined)}`;
-    case 'quota.exhausted':
-      return `${record.harness ?? 'the harness'} is out of quota${text('resetsAt') ? `; resets at ${text('resetsAt')}` : ''}`;
-    case 'failover':
-      return clip(
-        `switch ${number('switchNumber') ?? '?'}/${number('maxSwitches') ?? '?'}: ${text('from') ?? '?'} → ${text('to') ?? '?'} (${switchWhy(text, number)})`,
-      );
-    case 'switch.requested':
-      return clip(
-        `${text('by') ?? 'someone'} asks to switch to ${text('harness') ?? '?'}${text('model') ? ` (${text('model')})` : ''}${text('reason') ? `: ${text('reason')}` : ''}`,
-      );
-    case 'attempt.ended':
-      return clip(
-        `attempt ${record.attempt ?? '?'} on ${record.harness ?? '?'} ended: ${text('outcome') ?? '?'}${text('message') ? ` — ${text('message')}` : ''}`,
-      );
-    case 'turn.started':
-      return clip(`turn ${text('delivery') ?? ''}: ${text('text') ?? ''}`);
-    case 'turn.redelivered':
-      return clip(`turn delivered again: ${text('reason') ?? ''}`);
-    case 'message.queued':
-      return clip(`message queued: ${text('text') ?? ''}`);
-    case 'message':
-      return clip(text('text') ?? '');
-    case 'tool.call':
-      return clip(
-        `${text('name') ?? 'tool'} ${text('shell') ?? (Array.isArray(d.files) ? d.files.join(', ') : '')}`.trim(),
-      );
-    case 'tool.result':
-      return `${d.ok === true ? 'ok' : 'failed'}${number('exitCode') !== undefined ? ` (exit ${number('exitCode')})` : ''}`;
-    case 'harness.skipped':
-      return number('utilization') === undefined
-        ? `${text('harness') ?? '?'} skipped: out of quota until ${text('until') ?? '?'}${d.known === false ? ' (estimated)' : ''}`
-        : `${text('harness') ?? '?'} skipped: ${percent(number('utilization'))} of its limit used (switchAtUtilization ${percent(number('threshold'))})`;
-    case 'quota.waiting':
-      return `every harness is out of quota: waiting for ${text('harness') ?? '?'}, which resets at ${text('until') ?? '?'}`;
-    case 'wait.ended':
-      if (text('reason') === 'switched') return 'a switch by hand ends the wait';
-      return text('reason') === 'resumed'
-        ? `resumed by hand before the reset: carrying on, on ${text('harness') ?? '?'}`
-        : `${text('harness') ?? '?'} has reset: carrying on`;
-    case 'gate.denied':
-      return clip(`gate ${text('gate') ?? '?'} refused ${text('tool') ?? 'a call'}: ${text('message') ?? ''}`);
-    case 'gate.flagged':
-      return clip(
-        `gate ${text('gate') ?? '?'} would have refused ${text('tool') ?? 'a call'} (seen after it ran): ${text('message') ?? ''}`,
-      );
-    case 'gate.failed':
-      return clip(
-        `gate ${text('gate') ?? '?'} failed on ${text('event') ?? '?'} (${text('decision') ?? '?'} instead): ${text('error') ?? ''}`,
-      );
-    case 'operation':
-      return clip(describeOperation(d));
-    case 'workspace.warning':
-      // Never cut: it is what the record must not pass over, and there are few.
-      return flat(describeWorkspaceWarning(text('kind'), text('message') ?? ''));
-    case 'gate.allowed': {
-      const notes = strings(d.notes);
-      return clip(`gates allowed ${text('tool') ?? 'a call'}${notes.length > 0 ? ` — ${notes.join('; ')}` : ''}`);
-    }
-    case 'gate.noted':
-      return clip(`${text('tool') ?? 'a call'}: ${strings(d.notes).join('; ')}`);
-    case 'usage':
-      return `${number('inputTokens') ?? 0} tokens in, ${number('outputTokens') ?? 0} out${number('costUsd') !== undefined ? `, $${(number('costUsd') as number).toFixed(4)}` : ''}`;
-    case 'session.started':
-      return `session ${text('sessionId') ?? '?'}${text('model') ? ` on ${text('model')}` : ''}`;
-    case 'turn.ended':
-      return `turn ${text('turn') ?? '?'} ended: ${text('outcome') ?? '?'}${number('durationMs') !== undefined ? ` after ${seconds(number('durationMs') as number)}` : ''}`;
-    case 'result':
-      return clip(`${d.ok === true ? 'done' : 'failed'}${text('message') ? `: ${text('message')}` : ''}`);
-    case 'harness.error':
-      return clip(`${d.fatal === true ? 'fatal: ' : ''}${text('message') ?? ''}`);
-    case 'warning':
-      return clip(text('message') ?? '');
-    case 'rate_limit':
-      return clip(
-        `${text('status') ?? '?'}${number('utilization') !== undefined ? `, ${percent(number('utilization'))} used` : ''}${text('resetsAt') ? `; resets at ${text('resetsAt')}` : ''}`,
-      );
-    case 'retry':
-      return clip(
-        `retry ${number('attempt') ?? '?'}${number('maxRetries') !== undefined ? `/${number('maxRetries')}` : ''}${text('reason') ? `: ${text('reason')}` : ''}`,
-      );
-    case 'plan':
-      return Array.isArray(d.items) ? `plan of ${d.items.length} item(s)` : 'plan';
-    case 'workspace.inspected': {
-      const files = Array.isArray(d.changedFiles) ? d.changedFiles.length : 0;
-      const commits = Array.isArray(d.commits) ? d.commits.length : 0;
-      return `head ${(text('head') ?? '?').slice(0, 12)}, ${commits} commit(s) since the base, ${files} uncommitted file(s)`;
-    }
-    case 'context.written':
-      return `context.json written (${number('attempts') ?? '?'} attempt(s))`;
-    case 'execution.reopened':
-      return `reopened by a follow-up${text('resumedSession') ? `, resuming session ${text('resumedSession')}` : ''}`;
-    case 'execution.resumed':
-      return `carried on after a restart${number('openAttempt') !== undefined ? ` (attempt ${number('openAttempt')} was left open)` : ''}`;
-    case 'cancel.requested':
-      return `cancel asked; the harness has ${seconds(number('budgetMs') ?? 0)} to stop`;
-    case 'raw':
-      return clip(`${text('stream') ?? 'stdout'}: ${text('line') ?? ''}`);
-    case 'execution.ended':
-      return clip(
-        `${text('state') ?? '?'} after ${number('attempts') ?? '?'} attempt(s)${text('message') ? ` — ${text('message')}` : ''}`,
-      );
-    default:
-      return clip(JSON.stringify(d));
+/** A record's data, read loosely: a field of the wrong type reads as absent. */
+class Fields {
+  constructor(readonly data: Readonly<Record<string, unknown>>) {}
+  text(key: string): string | undefined {
+    const value = this.data[key];
+    return typeof value === 'string' ? value : undefined;
   }
+  number(key: string): number | undefined {
+    const value = this.data[key];
+    return typeof value === 'number' ? value : undefined;
+  }
+  /** `text(key)` after `before` (`' (gpt-5)'`), or nothing when absent or empty. */
+  after(before: string, key: string, end = ''): string {
+    const value = this.text(key);
+    return value ? `${before}${value}${end}` : '';
+  }
+}
+
+type Describer = (d: Fields, record: EventRecord) => string;
+
+/** How a turn reached the harness (`turn.started`'s `delivery`). */
+const DELIVERY: Readonly<Record<string, string>> = {
+  first: 'first delivery',
+  handoff: 'handed on after a switch',
+  redelivered: 'delivered again after a restart',
+};
+
+/** The words of each event type of src/events/schema.ts (test/web/describe-event.test.ts holds them to its list). */
+const DESCRIBERS: Readonly<Record<string, Describer>> = {
+  'execution.started': (d) =>
+    `task ${d.text('task') ?? '?'} on ${d.text('branch') ?? '?'}; chain ${chainOf(d.data.chain)}${d.after('; deadline ', 'deadline')}`,
+  'execution.resumed': (d) =>
+    `carried on after a restart${d.number('openAttempt') !== undefined ? `; attempt ${d.number('openAttempt')} was left open` : ''}`,
+  'execution.reopened': (d) =>
+    `reopened by a follow-up${d.after(', resuming session ', 'resumedSession')}${d.data.worktreeRestored === true ? '; its worktree checked out again' : ''}`,
+  'message.queued': (d) =>
+    `${d.text('turn') ?? 'a turn'} queued (${d.number('queued') ?? '?'} waiting): ${d.text('text') ?? ''}`,
+  'turn.started': (d) =>
+    `${d.text('turn') ?? 'turn'} (${DELIVERY[d.text('delivery') ?? ''] ?? '?'}${d.text('resumedSession') ? `, resumes session ${d.text('resumedSession')?.slice(0, 8)}` : ''}): ${d.text('text') ?? ''}`,
+  'turn.redelivered': (d) => `${d.text('turn') ?? 'turn'} delivered again: ${d.text('reason') ?? '?'}`,
+  'turn.ended': (d) =>
+    `${d.text('turn') ?? 'turn'} ended: ${d.text('outcome') ?? '?'}${d.number('durationMs') !== undefined ? ` after ${seconds(d.number('durationMs') as number)}` : ''}`,
+  'cancel.requested': (d) =>
+    `cancel asked; the harness has ${d.number('budgetMs') !== undefined ? seconds(d.number('budgetMs') as number) : '?'} to stop`,
+  'switch.requested': (d) =>
+    `${d.text('by') ?? 'someone'} asks to switch to ${d.text('harness') ?? '?'}${d.after(' (', 'model', ')')}${d.after(': ', 'reason')}`,
+  'attempt.started': (d, record) =>
+    `attempt ${record.attempt ?? '?'} on ${record.harness ?? '?'}${d.after(' (', 'model', ')')}${d.data.simulated === true ? ', simulated' : ''}${d.data.handoff === true ? ', given the handoff' : ''}${d.number('timeLeftMs') !== undefined ? `; ${Math.round((d.number('timeLeftMs') as number) / 1000)} s left` : ''}${sandboxWords(typeof d.data.sandboxed === 'boolean' ? d.data.sandboxed : undefined)}${d.after(': ', 'command')}`,
+  'session.started': (d) => `session ${d.text('sessionId') ?? '?'}${d.after(' (', 'model', ')')}`,
+  message: (d) => d.text('text') ?? '',
+  'tool.call': (d) =>
+    `${d.text('name') ?? 'tool'}: ${d.text('shell') ?? (Array.isArray(d.data.files) ? d.data.files.join(', ') : JSON.stringify(d.data.input ?? null))}`,
+  'tool.result': (d) =>
+    `${d.data.ok === true ? 'ok' : 'failed'}${d.number('exitCode') !== undefined ? ` (exit ${d.number('exitCode')})` : ''}`,
+  plan: (d) =>
+    Array.isArray(d.data.items)
+      ? d.data.items.map((item) => planItem(new Fields(item as Record<string, unknown>))).join(' ')
+      : 'plan',
+  operation: (d) => describeOperation(d.data),
+  usage: (d) =>
+    `${d.number('inputTokens') ?? '?'} tokens in, ${d.number('outputTokens') ?? '?'} out${d.number('costUsd') !== undefined ? `, $${(d.number('costUsd') as number).toFixed(4)}` : ''}`,
+  retry: (d) =>
+    `retry ${d.number('attempt') ?? '?'}${d.number('maxRetries') !== undefined ? `/${d.number('maxRetries')}` : ''}${(d.text('reason') ?? d.text('message')) ? `: ${d.text('reason') ?? d.text('message')}` : ''}`,
+  rate_limit: (d) =>
+    `${d.text('status') ?? '?'}${d.after(' (', 'window', ')')}${d.number('utilization') !== undefined ? `, ${percent(d.number('utilization'))} used` : ''}${d.after('; resets at ', 'resetsAt')}`,
+  'harness.error': (d) => `${d.data.fatal === true ? 'fatal: ' : ''}${d.text('message') ?? ''}`,
+  result: (d) => `${d.data.ok === true ? 'done' : 'failed'}${d.after(': ', 'message')}`,
+  warning: (d) => d.text('message') ?? '',
+  raw: (d) => `${d.text('stream') ?? 'stdout'}: ${d.text('line') ?? ''}`,
+  'quota.exhausted': (d, record) =>
+    `${record.harness ?? 'the harness'} is out of quota${d.after('; resets at ', 'resetsAt')}${d.after(' — ', 'message')}`,
+  'workspace.inspected': (d) => {
+    const count = (key: string) => (Array.isArray(d.data[key]) ? d.data[key].length : '?');
+    const remote = new Fields((d.data.remote ?? {}) as Record<string, unknown>);
+    return `head ${(d.text('head') ?? '?').slice(0, 7)}, ${count('commits')} commit(s) since the base, ${count('changedFiles')} uncommitted file(s)${remote.text('remote') ? `, ${remote.text('remote')}/${remote.text('branch') ?? '?'} at ${(remote.text('sha') ?? '?').slice(0, 7)}` : ''}${d.number('durationMs') !== undefined ? ` (${Math.round(d.number('durationMs') as number)} ms)` : ''}`;
+  },
+  'context.written': (d) => `context.json written (${d.number('attempts') ?? '?'} attempt(s))${d.after(': ', 'path')}`,
+  'workspace.warning': (d) => describeWorkspaceWarning(d.text('kind'), d.text('message') ?? ''),
+  'harness.skipped': (d) =>
+    d.number('utilization') === undefined
+      ? `${d.text('harness') ?? '?'} skipped: out of quota until ${d.text('until') ?? '?'}${d.data.known === false ? ' (estimated)' : ''}`
+      : `${d.text('harness') ?? '?'} skipped: ${percent(d.number('utilization'))} of its limit used (switchAtUtilization ${percent(d.number('threshold'))})`,
+  'quota.waiting': (d) =>
+    `every harness is out of quota: waiting for ${d.text('harness') ?? '?'}, which resets at ${d.text('until') ?? '?'}${d.data.known === false ? ' (estimated)' : ''}${d.number('waitMs') !== undefined ? ` (${Math.round((d.number('waitMs') as number) / 60_000)} min)` : ''}`,
+  'wait.ended': (d) => {
+    if (d.text('reason') === 'switched') return 'a switch by hand ends the wait';
+    return d.text('reason') === 'resumed'
+      ? `resumed by hand before the reset: carrying on, on ${d.text('harness') ?? '?'}`
+      : `${d.text('harness') ?? '?'} has reset: carrying on`;
+  },
+  'gate.denied': (d) =>
+    `gate ${d.text('gate') ?? '?'} refused ${d.text('tool') ?? 'a call'}: ${d.text('message') ?? ''}`,
+  'gate.failed': (d) =>
+    `gate ${d.text('gate') ?? '?'} failed on ${d.text('event') ?? '?'}${d.after(' ', 'tool')} (${d.text('decision') ?? '?'} instead): ${d.text('error') ?? ''}`,
+  'gate.flagged': (d) =>
+    `gate ${d.text('gate') ?? '?'} would have refused ${d.text('tool') ?? 'a call'} (no hooks: seen after it ran): ${d.text('message') ?? ''}`,
+  'gate.noted': (d) => `${d.text('tool') ?? 'a call'}: ${strings(d.data.notes).join('; ')}`,
+  'gate.allowed': (d) => {
+    const notes = strings(d.data.notes);
+    return `gates allowed ${d.text('tool') ?? 'a call'}${notes.length > 0 ? ` — ${notes.join('; ')}` : ''}`;
+  },
+  failover: (d) => {
+    const hand = new Fields((d.data.hand ?? {}) as Record<string, unknown>);
+    return `${d.text('from') ?? '?'} → ${d.text('to') ?? '?'}${hand.after(' (', 'model', ')')} (${switchWhy(d)}; switch ${d.number('switchNumber') ?? '?'} of ${d.number('maxSwitches') ?? '?'})`;
+  },
+  'attempt.ended': (d, record) =>
+    `attempt ${record.attempt ?? '?'} on ${record.harness ?? '?'} ended: ${d.text('outcome') ?? '?'}${d.after(' — ', 'message')}`,
+  'execution.ended': (d) =>
+    `${d.text('state') ?? '?'} after ${d.number('attempts') ?? '?'} attempt(s)${d.after(' — ', 'message')}`,
+};
+
+/** The event types this describer has words for; any other is shown as its data's JSON. */
+export const DESCRIBED_TYPES: readonly string[] = Object.keys(DESCRIBERS);
+
+/** `record` in one whole line of words. */
+export function describeEvent(record: EventRecord): string {
+  const describer = Object.hasOwn(DESCRIBERS, record.type) ? DESCRIBERS[record.type] : undefined;
+  return flat(describer === undefined ? JSON.stringify(record.data) : describer(new Fields(record.data), record));
 }
 
 /**
@@ -186,9 +193,10 @@ function chainOf(chain: unknown): string {
   return Array.isArray(chain) ? chain.join(' → ') : '?';
 }
 
-function clip(line: string): string {
-  const one = flat(line);
-  return one.length <= MAX_CHARS ? one : `${one.slice(0, MAX_CHARS - 1)}…`;
+/** A plan item as `[x] text` (completed), `[~] text` (in progress), `[ ] text`. */
+function planItem(item: Fields): string {
+  const status = item.text('status');
+  return `[${status === 'completed' ? 'x' : status === 'in_progress' ? '~' : ' '}] ${item.text('text') ?? ''}`;
 }
 
 /** `line` on one line: its runs of white space, newlines included, one space. */
@@ -197,14 +205,14 @@ function flat(line: string): string {
 }
 
 /** Why a switch happened (a `failover` record): who asked, the utilization past the threshold, or the outcome. */
-function switchWhy(text: (key: string) => string | undefined, number: (key: string) => number | undefined): string {
-  const by = text('requestedBy');
-  if (by !== undefined) return `asked by ${by}${text('note') ? `: ${text('note')}` : ''}`;
-  const utilization = number('utilization');
+function switchWhy(d: Fields): string {
+  const by = d.text('requestedBy');
+  if (by !== undefined) return `asked by ${by}${d.after(': ', 'note')}`;
+  const utilization = d.number('utilization');
   if (utilization !== undefined) {
-    return `${percent(utilization)} of its limit used, switchAtUtilization ${percent(number('threshold'))}`;
+    return `${percent(utilization)} of its limit used, switchAtUtilization ${percent(d.number('threshold'))}`;
   }
-  return text('reason') ?? '?';
+  return d.text('reason') ?? '?';
 }
 
 /** `96%`; `?` when unknown. */
@@ -212,13 +220,13 @@ function percent(share: number | undefined): string {
   return share === undefined ? '?' : `${Math.round(share * 100)}%`;
 }
 
-/** `12.3 s`. */
+/** `12.3 s`; whole seconds without the decimal (`60 s`). */
 function seconds(ms: number): string {
-  return `${(ms / 1000).toFixed(1)} s`;
+  return Number.isInteger(ms / 1000) ? `${ms / 1000} s` : `${(ms / 1000).toFixed(1)} s`;
 }
 
-/** `attempt.started`'s `sandboxed` in words, for every timeline: nothing for records from before it existed. */
-export function sandboxWords(sandboxed: boolean | undefined): string {
+/** `attempt.started`'s `sandboxed` in words: nothing for records from before it existed. */
+function sandboxWords(sandboxed: boolean | undefined): string {
   if (sandboxed === undefined) return '';
   return sandboxed ? '; sandboxed' : '; NOT sandboxed';
 }

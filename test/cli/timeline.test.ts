@@ -1,6 +1,7 @@
 /**
  * The timeline's lines for the session service's records: each turn's delivery, the queue, the
- * restart and a cancel read as one line in the timeline's columns.
+ * restart and a cancel read as one line in the timeline's columns, in the describer's words
+ * (src/web/describe-event.ts; every type's are in test/web/describe-event-kinds.test.ts).
  */
 import { describe, expect, it } from 'vitest';
 import { formatRecord } from '../../src/cli/timeline.js';
@@ -56,12 +57,12 @@ describe('formatRecord for the service records', () => {
     [
       'the redelivery marker',
       record('turn.redelivered', { turn: 't1', reason: 'HarmFlow restarted while this turn ran' }, 2),
-      '12:34:56.789  #2 claude-code   turn.redelivered    t1: HarmFlow restarted while this turn ran',
+      '12:34:56.789  #2 claude-code   turn.redelivered    t1 delivered again: HarmFlow restarted while this turn ran',
     ],
     [
       'a turn that ended',
       record('turn.ended', { turn: 't2', outcome: 'completed', durationMs: 3125 }, 2),
-      '12:34:56.789  #2 claude-code   turn.ended          t2 completed after 3.1s',
+      '12:34:56.789  #2 claude-code   turn.ended          t2 ended: completed after 3.1 s',
     ],
     [
       'a restart with an attempt left open',
@@ -76,7 +77,7 @@ describe('formatRecord for the service records', () => {
     [
       'a cancel',
       record('cancel.requested', { budgetMs: 2000 }),
-      '12:34:56.789  execution        cancel.requested    interrupt budget 2s',
+      '12:34:56.789  execution        cancel.requested    cancel asked; the harness has 2 s to stop',
     ],
     [
       'a switch asked by hand',

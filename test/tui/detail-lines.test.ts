@@ -142,7 +142,7 @@ describe('eventRow and eventTone', () => {
   it('lays out time, attempt, harness, type and the line about the event', () => {
     const row = eventRow({ ...failover, attempt: 2, harness: 'codex' }, 120);
     expect(row).toMatch(
-      /^\d\d:\d\d:\d\d #2 {2}codex {7}failover {9}switch 1\/2: claude-code → codex \(quota_exhausted\)$/,
+      /^\d\d:\d\d:\d\d #2 {2}codex {7}failover {9}claude-code → codex \(quota_exhausted; switch 1 of 2\)$/,
     );
   });
 

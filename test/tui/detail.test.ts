@@ -85,7 +85,7 @@ describe('harmflow ui, an execution', () => {
       const frame = await frameWhere(lastFrame, (text) => selectedLine(text) !== before);
       seen.push(selectedLine(frame));
       // The row is cut at 80 columns; the notice line under the timeline has the selected record's whole line.
-      if (press === 3) switchLine = frame.split('\n').find((line) => line.startsWith('switch 1/1:')) ?? '';
+      if (press === 3) switchLine = frame.split('\n').find((line) => line.startsWith('claude-code → codex')) ?? '';
     }
     expect(seen.map((line) => /#\d+\s+(\S+)\s+(\S+)/.exec(line)?.slice(1).join(' '))).toEqual([
       'claude-code attempt.started',
@@ -94,7 +94,7 @@ describe('harmflow ui, an execution', () => {
       'claude-code failover',
       'codex attempt.started',
     ]);
-    expect(switchLine).toBe('switch 1/1: claude-code → codex (quota_exhausted)');
+    expect(switchLine).toBe('claude-code → codex (quota_exhausted; switch 1 of 1)');
 
     // Back to the switch with N, and open its whole record: it names both harnesses.
     stdin.write('N');

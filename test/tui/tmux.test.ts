@@ -274,7 +274,7 @@ describe.skipIf(!available)('harmflow ui in tmux', () => {
       terminal,
       (text) =>
         selectedLine(text).includes('failover') &&
-        text.split('\n').includes('switch 1/1: claude-code → codex (quota_exhausted)'),
+        text.split('\n').includes('claude-code → codex (quota_exhausted; switch 1 of 1)'),
       DETAIL,
     );
     // The record after the switch, context.written, names context.json in the bench's temporary folder.

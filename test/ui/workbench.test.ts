@@ -370,7 +370,7 @@ describe.skipIf(!available)('the Workbench in Chromium', () => {
     await page.keyboard.press('2');
     await expect
       .poll(() => page.locator('#timeline [role="option"][data-type="failover"] .summary').textContent())
-      .toBe('switch 0/1: claude-code → codex (asked by workbench: claude-code is too slow today)');
+      .toBe('claude-code → codex (asked by workbench: claude-code is too slow today; switch 0 of 1)');
     expect(await page.locator('#timeline [role="option"][data-type="switch.requested"]').count()).toBe(1);
     await page.close();
   });

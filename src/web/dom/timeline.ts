@@ -13,6 +13,15 @@ import type { EventRecord } from '../records.js';
 import { AttemptGroups } from './attempt-groups.js';
 import { el, formatTime } from './el.js';
 
+/** 160 characters: a row stays one or two lines; Enter opens the whole record. */
+const ROW_CHARS = 160;
+
+/** The describer's line, cut to ROW_CHARS (`…`); a `workspace.warning`'s never, for what it says is the point. */
+function rowLine(record: EventRecord): string {
+  const line = describeEvent(record);
+  return record.type === 'workspace.warning' || line.length <= ROW_CHARS ? line : `${line.slice(0, ROW_CHARS - 1)}…`;
+}
+
 export class Timeline {
   readonly #list: HTMLElement;
   readonly #groups: AttemptGroups;
@@ -46,7 +55,7 @@ export class Timeline {
       el('span', { class: 'attempt' }, record.attempt === undefined ? '' : `#${record.attempt}`),
       el('span', { class: 'harness-col' }, record.harness ?? ''),
       el('span', { class: 'type' }, record.type),
-      el('span', { class: 'summary' }, describeEvent(record)),
+      el('span', { class: 'summary' }, rowLine(record)),
     );
     row.hidden = !this.#matches(record, row);
     this.#rows.push({ record, row });
