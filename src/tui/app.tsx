@@ -12,7 +12,9 @@
  * what `useDetail` knows and how many lines its text has (through refs, so a press never sees a
  * stale list) — runs the requests the state asks for (`useRequests`), quits when the state says so,
  * and draws the view the state asks for in the size from the props (tests) or the terminal,
- * following its resizes.
+ * following its resizes. From `SPLIT_MIN_WIDTH` columns the Executions and History screens show the
+ * selected execution's preview beside the list (preview-lines.ts), its `context.json` and disk asked
+ * only once the frame is drawn (use-preview.ts).
  */
 import { Box, Text, useApp, useInput, useStdout } from 'ink';
 import { useCallback, useEffect, useMemo, useReducer, useRef, useState } from 'react';
@@ -24,13 +26,17 @@ import { type Settle, useRequests } from './detail/use-requests.js';
 import { HelpView } from './help-view.js';
 import { keyPressOf } from './key-press.js';
 import { ListView } from './list-view.js';
+import { previewLines, splitWidths } from './preview-lines.js';
+import { EDGE_WIDTH, PreviewView } from './preview-view.js';
 import { SCREEN_TITLES, SCREENS, type ScreenRows } from './rows.js';
 import { RunListView } from './run-list-view.js';
 import { runViewLines, selectedRunLine, standoutCount } from './run-rows.js';
 import { RunView, runBodyHeight } from './run-view.js';
 import type { ExecutionSource } from './source.js';
+import { statusLines } from './status-lines.js';
 import { INITIAL_STATE, type PressEvent, reduce, scopesOf, selectedIndex, shownRows } from './ui-state.js';
 import { POLL_MS, usePolledList } from './use-list.js';
+import { usePreview } from './use-preview.js';
 import { usePolledRun } from './use-run.js';
 
 export interface AppProps {
@@ -47,7 +53,8 @@ export interface AppProps {
 
 /**
  * Header, column titles, status line and key hints: the lines a list screen spends besides its rows;
- * Workflows spends one more, for the selected run's whole id and why.
+ * Workflows spends one more, for the selected run's whole id and why, and a status of several lines
+ * (status-lines.ts) its others.
  */
 const CHROME_LINES = 4;
 
@@ -84,7 +91,7 @@ export function App(props: AppProps) {
   const heightNow = useRef(size.height);
   heightNow.current = size.height;
   const facts = useRef<DetailFacts | undefined>(undefined);
-  facts.current = opened && {
+  const detailFacts: DetailFacts | undefined = opened && {
     events: data.events,
     state: executionState,
     harness: summary?.currentHarness ?? opened.row.currentHarness,
@@ -92,6 +99,7 @@ export function App(props: AppProps) {
     lines: text?.length ?? 0,
     height: layout?.bodyHeight ?? 1,
   };
+  facts.current = detailFacts;
   // An opened run's ages move with the clock; nothing else of its text does.
   const runClock = state.run === undefined ? 0 : now;
   const runData = usePolledRun(props.source, state.run?.row.id, pollMs);
@@ -103,6 +111,18 @@ export function App(props: AppProps) {
   );
   const runFacts = useRef<PressEvent['run']>(undefined);
   runFacts.current = runText && { lines: runText.length, height: runBodyHeight(size.height) };
+  const shown = shownRows(state, list.rows);
+  const selected = selectedIndex(state, shown.rows);
+  const split = splitWidths(size.width);
+  const previewed =
+    shown.screen !== 'workflows' && split.preview > 0 && opened === undefined && state.run === undefined
+      ? shown.rows[selected]
+      : undefined;
+  const previewData = usePreview(
+    props.source,
+    previewed?.id,
+    previewed === undefined ? '' : `${previewed.state} ${previewed.attemptCount}`,
+  );
   const settle = useCallback<Settle>((seq, outcome) => send({ settle: { seq, ...outcome } }), []);
   useRequests(props.source, opened?.view.execution, opened?.view.request, settle);
 
@@ -135,7 +155,7 @@ export function App(props: AppProps) {
       />
     );
   }
-  if (opened !== undefined && layout !== undefined) {
+  if (opened !== undefined && layout !== undefined && detailFacts !== undefined) {
     return (
       <DetailView
         row={opened.row}
@@ -147,6 +167,7 @@ export function App(props: AppProps) {
         width={size.width}
         now={now}
         color={props.color}
+        facts={detailFacts}
       />
     );
   }
@@ -164,22 +185,17 @@ export function App(props: AppProps) {
     );
   }
   const all = list.rows[state.screen];
-  const shown = shownRows(state, list.rows);
-  const selected = selectedIndex(state, shown.rows);
   const emptyText =
     all === undefined
       ? 'Loading…'
       : all.length > 0
         ? `No ${state.screen === 'workflows' ? 'run' : 'execution'} matches the filter.`
         : EMPTY_TEXTS[state.screen];
-  const status =
-    list.error !== undefined
-      ? `Cannot reach the service: ${list.error}`
-      : state.editing
-        ? `/ ${state.filter}▏ (${state.screen === 'workflows' ? 'workflow, id, state or why' : 'task, id, state or harness'}; Enter keeps it, Esc leaves)`
-        : state.filter !== ''
-          ? `/ ${state.filter}  (Esc clears)`
-          : ' ';
+  const status = statusLines(
+    { error: list.error, editing: state.editing, filter: state.filter, screen: state.screen },
+    size.width,
+  );
+  const rowsHeight = size.height - CHROME_LINES - (status.length - 1);
   const standouts = shown.screen === 'workflows' ? standoutCount(list.rows.workflows ?? []) : '';
   const selectedRun = shown.screen === 'workflows' ? shown.rows[selected] : undefined;
   return (
@@ -203,7 +219,7 @@ export function App(props: AppProps) {
             rows={shown.rows}
             selected={selected}
             width={size.width}
-            height={size.height - CHROME_LINES - 1}
+            height={rowsHeight - 1}
             now={now}
             color={props.color}
             emptyText={emptyText}
@@ -211,20 +227,38 @@ export function App(props: AppProps) {
           <Text wrap="truncate-end">{selectedRun === undefined ? ' ' : selectedRunLine(selectedRun, size.width)}</Text>
         </>
       ) : (
-        <ListView
-          screen={shown.screen}
-          rows={shown.rows}
-          selected={selected}
-          width={size.width}
-          height={size.height - CHROME_LINES}
-          now={now}
-          color={props.color}
-          emptyText={emptyText}
-        />
+        <Box flexDirection="row" width={size.width}>
+          <ListView
+            screen={shown.screen}
+            rows={shown.rows}
+            selected={selected}
+            width={split.list}
+            height={rowsHeight}
+            now={now}
+            color={props.color}
+            emptyText={emptyText}
+          />
+          {split.preview > 0 && (
+            <PreviewView
+              lines={
+                previewed === undefined
+                  ? []
+                  : previewLines(previewed, previewData, split.preview - EDGE_WIDTH, new Date(now))
+              }
+              width={split.preview}
+              height={rowsHeight + 1}
+              color={props.color}
+            />
+          )}
+        </Box>
       )}
-      <Text wrap="truncate-end" {...(props.color && list.error !== undefined && { color: 'red' })}>
-        {status}
-      </Text>
+      {status.map((line, number) => (
+        // The status's lines are one text wrapped: their number is their identity.
+        // biome-ignore lint/suspicious/noArrayIndexKey: see above
+        <Text key={number} wrap="truncate-end" {...(props.color && list.error !== undefined && { color: 'red' })}>
+          {line}
+        </Text>
+      ))}
       <Text wrap="truncate-end" dimColor={props.color}>
         ? shortcuts · Tab screens · j/k move · / filter · Enter open · q quit
       </Text>

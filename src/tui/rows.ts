@@ -3,10 +3,15 @@
  * a row, the filter, and the screens' scopes of keys. The Workbench's columns that fit 80 columns
  * (src/web/dom/executions.ts, history.ts): id, task, state (History: the outcome), harness (History:
  * the harnesses in the order they ran), attempts, and age (Executions: since it was created;
- * History: since it ended). Tokens, cost, disk and the timeout are left for the detail view.
+ * History: since it ended); and those a wider terminal has room for (list-columns.ts), from what the
+ * list's `include=attempts` carries: how long it ran, its tokens and cost summed over its attempts,
+ * and on Executions when the harness a waiting execution waits for resets. Disk and the timeout are
+ * left for the detail view (the list does not carry them).
  */
 import type { ExecutionList } from '../cli/client.js';
+import { formatTokens, formatUsd } from '../web/format.js';
 import { GLOBAL_KEYS, LIST_KEYS, TERMINAL_KEYS } from '../web/keys/keymap.js';
+import { resetTime } from '../web/wait.js';
 import type { Scope } from './help.js';
 import type { ListedRun } from './run-rows.js';
 
@@ -48,6 +53,14 @@ export interface Cells {
   readonly harness: string;
   readonly attempts: string;
   readonly age: string;
+  /** From its start to its end, or to now while it runs; `–` before it starts. */
+  readonly elapsed: string;
+  /** Input and output tokens of every attempt that reported them; `–` when none did. */
+  readonly tokens: string;
+  /** The cost every attempt that reported one adds up to; `–` when none did. */
+  readonly cost: string;
+  /** When the harness a waiting execution waits for resets (its attempt's `resetsAt`); `–` otherwise. */
+  readonly resets: string;
 }
 
 /**
@@ -66,7 +79,46 @@ export function cellsOf(row: ListedExecution, screen: ExecutionScreen, now: numb
     harness: screen === 'executions' ? (row.currentHarness ?? '–') : chainOf(row) || '–',
     attempts: String(row.attemptCount),
     age: formatAge(now - Date.parse(since)),
+    elapsed:
+      row.startedAt === undefined
+        ? '–'
+        : formatElapsed((row.endedAt === undefined ? now : Date.parse(row.endedAt)) - Date.parse(row.startedAt)),
+    tokens: formatTokens(sumOf(row.attempts, (attempt) => addKnown(attempt.inputTokens, attempt.outputTokens))),
+    cost: formatUsd(sumOf(row.attempts, (attempt) => attempt.costUsd)),
+    resets: resetsOf(row, now),
   };
+}
+
+type ListedAttempt = ListedExecution['attempts'][number];
+
+/** The sum of the values `of` knows, undefined when it knows none. */
+function sumOf(
+  attempts: readonly ListedAttempt[],
+  of: (attempt: ListedAttempt) => number | undefined,
+): number | undefined {
+  return attempts.reduce<number | undefined>((sum, attempt) => addKnown(sum, of(attempt)), undefined);
+}
+
+function addKnown(a: number | undefined, b: number | undefined): number | undefined {
+  return a === undefined ? b : b === undefined ? a : a + b;
+}
+
+/** The reset a waiting execution waits for, from its latest attempt that gave one: `14:05`, or `Mar 2, 14:05` on another day. */
+function resetsOf(row: ListedExecution, now: number): string {
+  if (row.state !== 'waiting') return '–';
+  const attempt = row.attempts.findLast((candidate) => candidate.resetsAt !== undefined);
+  if (attempt?.resetsAt === undefined) return '–';
+  return resetTime({ harness: attempt.harness, until: attempt.resetsAt, known: true }, new Date(now));
+}
+
+/** A duration in its two largest units, 6 characters at most below 100 days: `45s`, `4m05s`, `1h02m`, `3d04h`. */
+export function formatElapsed(ms: number): string {
+  const seconds = Math.max(0, Math.floor(ms / 1000));
+  const two = (value: number) => String(value).padStart(2, '0');
+  if (seconds < 60) return `${seconds}s`;
+  if (seconds < 3600) return `${Math.floor(seconds / 60)}m${two(seconds % 60)}s`;
+  if (seconds < 86_400) return `${Math.floor(seconds / 3600)}h${two(Math.floor(seconds / 60) % 60)}m`;
+  return `${Math.floor(seconds / 86_400)}d${two(Math.floor(seconds / 3600) % 24)}h`;
 }
 
 /** The harnesses an execution ran on, in order, a repeat of the same one shown once (`claude-code→codex`). */

@@ -4,7 +4,7 @@
  * redraws (typing, a paste, a test) each see the state the previous one left, never a stale one.
  *
  * The state: the screen, the selected row of each screen (kept by id, so a refresh that adds or
- * removes rows leaves the selection on its execution), the filter (`/`: task name, id prefix, state or harness;
+ * removes rows leaves the selection on its execution; the first row until one is chosen), the filter (`/`: task name, id prefix, state or harness;
  * typing goes into it until `Enter` or `Esc`; `Esc` on the list clears it), the `?` overlay, the
  * opened execution with its view's state (detail/state.ts reduces the presses it gets), the opened
  * workflow run (read only: it scrolls, and `Esc` leaves it) and whether the user quit. Keys are turned into actions by the Workbench's `dispatch` over the scopes of the
@@ -130,9 +130,14 @@ export function shownRows(state: UiState, rows: PressEvent['rows']): ShownRows {
   return { screen, rows: (rows[screen] ?? []).filter((row) => matchesFilter(row, filter)) };
 }
 
-/** The index of the selected row among `shown`, `-1` when none is. */
+/**
+ * The index of the selected row among `shown`: the row chosen last, else the first — so a row is
+ * selected from the first frame on, and `Enter` opens it at once — and `-1` only when none is shown.
+ * A chosen row that left the list (ended, filtered out) gives way to the first too.
+ */
 export function selectedIndex(state: UiState, shown: readonly { readonly id: string }[]): number {
-  return shown.findIndex((row) => row.id === state.selectedIds[state.screen]);
+  const chosen = shown.findIndex((row) => row.id === state.selectedIds[state.screen]);
+  return chosen >= 0 || shown.length === 0 ? chosen : 0;
 }
 
 export function reduce(state: UiState, event: PressEvent | SettleEvent): UiState {

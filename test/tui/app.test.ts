@@ -150,10 +150,20 @@ describe('harmflow ui', () => {
     expect(first).not.toContain('Loading');
   });
 
+  it('selects the first row in its very first frame, so Enter opens it at once', async () => {
+    const source = clientSource(createClient({ url: service.url, token: { token: FAKE_TOKEN, from: 'test' } }));
+    const executions = await source.list('executions');
+    const { lastFrame, stdin } = render(
+      createElement(App, { source, color: false, width: 80, height: 24, pollMs: 60_000, knownRows: { executions } }),
+    );
+    expect(selectedLine(lastFrame() ?? '')).toContain('fix-login');
+    stdin.write(KEYS.enter);
+    const frame = await frameWhere(lastFrame, (text) => text.includes('[1 Summary]'));
+    expect(frame.split('\n')[0]).toMatch(/^fix-login · running/);
+  });
+
   it('moves the selection with j, k, arrows, g and G', async () => {
     const { lastFrame, stdin } = renderApp(service.url, FAKE_TOKEN, 50);
-    await frameWhere(lastFrame, (text) => text.includes('fix-login'));
-    stdin.write('j');
     await frameWhere(lastFrame, (text) => lineWith(text, 'fix-login').startsWith('›'));
     stdin.write('j');
     await frameWhere(lastFrame, (text) => lineWith(text, 'add-search').startsWith('›'));
@@ -214,7 +224,7 @@ describe('harmflow ui', () => {
     stdin.write(KEYS.tab);
     stdin.write(KEYS.tab);
     await frameWhere(lastFrame, (text) => text.includes('[Workflows]') && text.includes('release-notes'));
-    stdin.write('j');
+    // The first run is selected from the start.
     let frame = await frameWhere(lastFrame, (text) => selectedLine(text).includes('01jf5aaaaa2m4n'));
     expect(frame).toContain('01jf5aaaaa2m4n6p8r0s2t4v6w  waiting — 185 item(s) await review');
     stdin.write('j');
@@ -267,7 +277,6 @@ describe('harmflow ui', () => {
     expect(frame).toContain('nightly-digest');
     expect(frame).toContain('1 of 4');
     stdin.write(KEYS.enter);
-    stdin.write('j');
     await frameWhere(lastFrame, (text) => selectedLine(text).includes('01jf4bbbbb2m4n'));
     stdin.write(KEYS.enter);
     // This fake has no steps for it: the view says so in the service's words, and keeps the run's facts.
@@ -286,7 +295,7 @@ describe('harmflow ui', () => {
     expect(frame).toContain('/ search');
     stdin.write('\u001B');
     await frameWhere(lastFrame, (text) => text.includes('(Esc clears)'));
-    // Out of the field, keys are shortcuts again: j selects the one row shown.
+    // The one row shown is selected; out of the field, keys are shortcuts again: j keeps it.
     stdin.write('j');
     await frameWhere(lastFrame, (text) => lineWith(text, 'add-search').startsWith('›'));
     stdin.write('\u001B');
@@ -312,8 +321,6 @@ describe('harmflow ui', () => {
 
   it('opens an execution with Enter on its Summary, names it, and Esc goes back', async () => {
     const { lastFrame, stdin } = renderApp(service.url, FAKE_TOKEN, 50);
-    await frameWhere(lastFrame, (text) => text.includes('fix-login'));
-    stdin.write('j');
     await frameWhere(lastFrame, (text) => lineWith(text, 'fix-login').startsWith('›'));
     stdin.write('\r');
     const frame = await frameWhere(lastFrame, (text) => text.includes('[1 Summary]'));
@@ -364,5 +371,17 @@ describe('harmflow ui', () => {
     await service.close();
     const frame = await frameWhere(lastFrame, (text) => text.includes('Cannot reach the service'));
     expect(frame).toContain('fix-login');
+    // The hint is whole within 80 columns: where to start a service, and how to point at another.
+    const hint = frame
+      .split('\n')
+      .filter((line) => line.trim() !== '')
+      .slice(-3, -1)
+      .join(' ');
+    expect(hint).toBe(
+      `Cannot reach the service: no HarmFlow service at ${service.url} (start one with \`harmflow serve\`, or give its URL: --url or HARMFLOW_URL)`,
+    );
+    for (const line of frame.split('\n')) expect(line.length, line).toBeLessThanOrEqual(80);
+    expect(frame.split('\n').length).toBeLessThanOrEqual(24);
+    expect(frame.split('\n').at(-1)).toMatch(/^\? shortcuts/);
   });
 });

@@ -1,7 +1,7 @@
 /**
  * The terminal UI rendered by Ink's test renderer at 80×24 without color against a service (a real
  * `harmflow serve` or the served app) through the CLI's real client, and an execution opened the way
- * a person opens it: `/` and its shown id prefix, `Enter`, `j`, `Enter`.
+ * a person opens it: `/` and its shown id prefix, `Enter` (the one row left is selected), `Enter`.
  */
 import { render } from 'ink-testing-library';
 import { createElement } from 'react';
@@ -26,7 +26,6 @@ export async function openFromList(app: RenderedApp, id: string, timeoutMs = 300
   stdin.write('/');
   for (const character of shortId) stdin.write(character);
   stdin.write(KEYS.enter);
-  stdin.write('j');
   await frameWhere(lastFrame, (frame) => selectedLine(frame).includes(shortId));
   stdin.write(KEYS.enter);
   await frameWhere(lastFrame, (frame) => frame.includes('[1 Summary]') && frame.includes(id));

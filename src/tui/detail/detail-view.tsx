@@ -4,9 +4,9 @@
  * state, harness, attempt and id; the tabs `1`–`4` (the current one in brackets) and how its event
  * stream is (`live`, `ended`, or what went wrong while it reconnects); the body — the Events
  * timeline around its selection (`›`), or a window of the scrolled text; a notice line; the open
- * prompt; the keys. Everything it draws is given: the state (detail/state.ts), the data
- * (use-detail.ts) and the text and layout (body-text.ts) the app computed, so the keys and the
- * screen always agree on what is shown.
+ * prompt; the keys, offering the actions the execution's state allows (key-hints.ts). Everything it
+ * draws is given: the state (detail/state.ts), the data (use-detail.ts) and the text and layout
+ * (body-text.ts) the app computed, so the keys and the screen always agree on what is shown.
  */
 import { Box, Text } from 'ink';
 import type { ReactNode } from 'react';
@@ -16,8 +16,17 @@ import type { ListedExecution } from '../rows.js';
 import { topLine } from '../scroll.js';
 import { stateColor, toneStyle } from '../theme.js';
 import { eventRow, eventTone } from './event-lines.js';
+import { detailKeyHints } from './key-hints.js';
 import type { Line } from './lines.js';
-import { type DetailState, scrolledNow, shownEvents, TAB_TITLES, TABS, type TimelineEvent } from './state.js';
+import {
+  type DetailFacts,
+  type DetailState,
+  scrolledNow,
+  shownEvents,
+  TAB_TITLES,
+  TABS,
+  type TimelineEvent,
+} from './state.js';
 import { deliveredTo } from './transcript-lines.js';
 import type { DetailData } from './use-detail.js';
 
@@ -32,6 +41,8 @@ export interface DetailViewProps {
   readonly width: number;
   readonly now: number;
   readonly color: boolean;
+  /** What the app knows of the execution's state now: the key hints offer the actions it allows. */
+  readonly facts: Pick<DetailFacts, 'state' | 'harness' | 'waitingFor'>;
 }
 
 export function DetailView(props: DetailViewProps) {
@@ -82,11 +93,7 @@ export function DetailView(props: DetailViewProps) {
       </Text>
       <Lines lines={props.prompt} first={0} count={props.prompt.length} color={color} />
       <Text wrap="truncate-end" dimColor={color}>
-        {view.prompt !== undefined
-          ? ' '
-          : view.tab === 'events' && view.openEvent === undefined
-            ? 'j/k step · n/N switches · Enter open · / filter · m message · Esc back · ? keys'
-            : '1-4 tabs · j/k scroll · m message · S switch · C cancel · Esc back · ? keys'}
+        {detailKeyHints(view, props.facts, width)}
       </Text>
     </Box>
   );
