@@ -14,27 +14,48 @@ export type TaskCheck =
   | { readonly ok: true; readonly task: Task }
   | { readonly ok: false; readonly problems: Problem[] };
 
-/** Checks `raw`; `cluster`: the service runs in cluster mode, where `repo` may be a URL. */
+/**
+ * Checks `raw`; `cluster`: the service runs in cluster mode, where `repo` may be a URL. The paths are
+ * checked whatever the schema says of the rest, so a form learns of a relative path with the rest;
+ * a task that passes the schema is checked with its defaults (`repo` `.` is relative).
+ */
 export function checkTask(raw: unknown, cluster: boolean): TaskCheck {
   // reportInput: an issue's input tells a missing field (undefined) from a value of the wrong type.
   const file = TaskFile.safeParse(raw, { reportInput: true });
-  if (!file.success) return { ok: false, problems: issueProblems(file.error) };
+  const problems = [
+    ...(file.success ? [] : issueProblems(file.error)),
+    ...pathProblems(file.success ? file.data : raw, cluster),
+  ];
+  if (!file.success || problems.length > 0) return { ok: false, problems };
+  return { ok: true, task: resolveTask(file.data, (path) => path) };
+}
+
+/** What only a service refuses in `raw`'s paths, wherever they are strings: a relative one, a URL `repo` outside cluster mode. */
+function pathProblems(raw: unknown, cluster: boolean): Problem[] {
+  if (!isObject(raw)) return [];
   const problems: Problem[] = [];
-  const { repo, harness, fallbacks } = file.data;
-  if (isRepositoryUrl(repo)) {
-    if (!cluster) {
+  const { repo, harness, fallbacks } = raw;
+  if (typeof repo === 'string' && repo !== '') {
+    if (!isRepositoryUrl(repo)) {
+      if (!isAbsolute(repo)) problems.push(relative('repo', repo));
+    } else if (!cluster) {
       problems.push({
         path: 'repo',
         message: `${JSON.stringify(repo)} is a URL; this service runs executions from repositories on its machine (a URL needs cluster mode)`,
       });
     }
-  } else if (!isAbsolute(repo)) problems.push(relative('repo', repo));
-  [harness, ...fallbacks].forEach((link, index) => {
-    if (typeof link === 'string' || link.simulate === undefined || isAbsolute(link.simulate)) return;
-    problems.push(relative(`${index === 0 ? 'harness' : `fallbacks[${index - 1}]`}.simulate`, link.simulate));
+  }
+  const links = [harness, ...(Array.isArray(fallbacks) ? fallbacks : [])];
+  links.forEach((link, index) => {
+    const simulate = isObject(link) ? link.simulate : undefined;
+    if (typeof simulate !== 'string' || simulate === '' || isAbsolute(simulate)) return;
+    problems.push(relative(`${index === 0 ? 'harness' : `fallbacks[${index - 1}]`}.simulate`, simulate));
   });
-  if (problems.length > 0) return { ok: false, problems };
-  return { ok: true, task: resolveTask(file.data, (path) => path) };
+  return problems;
+}
+
+function isObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
 function relative(path: string, value: string): Problem {

@@ -81,6 +81,24 @@ describe('POST /api/tasks/check', () => {
     });
   });
 
+  it('names a relative path with the schema\'s problems, and the default repo "." as relative', async () => {
+    const answer = (await (await post('/api/tasks/check', { task: { ...BROKEN, repo: 'app' } })).json()) as {
+      problems: { path: string }[];
+    };
+    expect(answer.problems.map(({ path }) => path)).toEqual(['prompt', 'fallbacks[1]', 'timeout', '', 'repo']);
+    const noRepo = await (
+      await post('/api/tasks/check', { task: { name: 'fix', prompt: 'Fix it.', harness: 'codex' } })
+    ).json();
+    expect(noRepo).toMatchObject({
+      problems: [
+        {
+          path: 'repo',
+          message: '"." must be an absolute path (the service has no task-file folder to resolve it in)',
+        },
+      ],
+    });
+  });
+
   it('answers YAML it cannot read with its line and no task; a valid task with no problems', async () => {
     expect(await (await post('/api/tasks/check', { yaml: 'name: fix\nprompt: "open\n' })).json()).toEqual({
       problems: [{ path: '', line: 3, message: expect.stringMatching(/^not valid YAML: Missing closing "quote/) }],

@@ -48,6 +48,8 @@ describe.skipIf(!available)('the New task form', () => {
     await page.locator('#new-task-dialog').waitFor();
     expect(await page.evaluate('document.activeElement.id')).toBe('task-prompt');
     await expect.poll(yaml).toBe('harness: claude-code\n');
+    // A blank form opens on no list of what it lacks: a field's problem shows once it is edited.
+    expect(await page.locator('#new-task-dialog [aria-invalid]').count()).toBe(0);
   });
 
   it('writes the YAML as the form is filled, and shows every problem beside its field', {
@@ -81,9 +83,12 @@ describe.skipIf(!available)('the New task form', () => {
     await page.locator('#task-name').fill('fix-dates');
     await page.locator('#task-timeout').fill('5m');
     await expect.poll(() => problem('timeout')).toBe('');
-    // The bench has no real claude-code: the service refuses the task, nothing is lost.
+    // A base ref the repository lacks (and, here, a claude-code not installed): the service refuses
+    // the task in one line, and nothing is lost.
+    await page.locator('#task-baseRef').fill('no-such-branch');
     await page.locator('#task-submit').click();
-    await expect.poll(() => page.locator('#task-status').textContent()).toMatch(/^Not submitted: .*claude-code/);
+    await expect.poll(() => page.locator('#task-status').textContent()).toMatch(/^Not submitted: [^\n]+$/);
+    expect(await page.locator('#task-baseRef').inputValue()).toBe('no-such-branch');
     expect(await page.locator('#task-prompt').inputValue()).toBe('Fix the date parsing.');
     expect(await yaml()).toContain('timeout: 5m\n');
   });

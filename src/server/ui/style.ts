@@ -127,6 +127,7 @@ dialog.new-task { max-width: min(72rem, 96vw); width: 100%; }
 #task-chain { margin: 0 0 .4rem; padding-left: 1.4rem; }
 #task-chain li { margin: .3rem 0; }
 #task-chain .link { display: flex; flex-wrap: wrap; gap: .3rem; align-items: center; }
+#task-chain .link input { flex: 1 1 8rem; }
 .problem { color: var(--bad); margin: 0; }
 .problem:empty { display: none; }
 .task-yaml { display: flex; flex-direction: column; gap: .3rem; }

@@ -5,6 +5,8 @@
  * every problem shown beside its field at once, then submit it (`POST /api/executions`) and open the
  * new execution's page.
  *
+ * - A problem shows beside its field once that field was edited, and every problem once the YAML
+ *   was edited or a submit tried: a blank form does not open on a list of what it lacks.
  * - An edit of the form rewrites the YAML; an edit of the YAML refills the form, or, YAML that cannot
  *   be read, shows why under it and leaves the form as it was. Checks run 150 ms after the last edit;
  *   an answer older than the latest request is dropped.
@@ -73,6 +75,9 @@ export class NewTask {
   /** The task as the form and the YAML last agreed on. */
   #task: TaskData = BLANK;
   #changed = false;
+  /** The fields edited since the form was blank (`fieldOf`'s names); every field once `#all`. */
+  readonly #touched = new Set<string>();
+  #all = false;
   #timer: ReturnType<typeof setTimeout> | undefined;
   /** The body of the check waiting on the timer; the latest request's number. */
   #pending: { task: TaskData } | { yaml: string } | undefined;
@@ -84,9 +89,12 @@ export class NewTask {
   constructor(api: Api) {
     this.#api = api;
     this.#show(BLANK);
-    this.#form.addEventListener('input', (event) =>
-      event.target === this.#yaml ? this.#yamlEdited() : this.#edited(),
-    );
+    this.#form.addEventListener('input', (event) => {
+      if (event.target === this.#yaml) return this.#yamlEdited();
+      const { id, name } = event.target as HTMLInputElement;
+      this.#touched.add((id || name).replace(/^task-/, '').replace(/-model$/, ''));
+      this.#edited();
+    });
     this.#form.addEventListener('keydown', (event) => {
       if (event.key === 'Enter' && (event.ctrlKey || event.metaKey) && event.target instanceof HTMLTextAreaElement) {
         event.preventDefault();
@@ -129,6 +137,7 @@ export class NewTask {
 
   #yamlEdited(): void {
     this.#changed = true;
+    this.#all = true;
     this.#schedule({ yaml: this.#yaml.value });
   }
 
@@ -167,6 +176,7 @@ export class NewTask {
     if (this.#submitting) return;
     this.#submitting = true;
     this.#submit.disabled = true;
+    this.#all = true;
     try {
       const problems = await this.#check();
       if (problems === undefined) return;
@@ -199,6 +209,8 @@ export class NewTask {
   #show(task: TaskData): void {
     this.#task = task;
     this.#changed = false;
+    this.#touched.clear();
+    this.#all = false;
     this.#key = undefined;
     this.#fill(formFromTask(task));
     this.#yaml.value = '';
@@ -239,6 +251,7 @@ export class NewTask {
     for (const problem of problems) {
       const field = problem.line === undefined ? fieldOf(problem.path) : undefined;
       const slot = field === undefined ? null : document.getElementById(`task-${field}-problem`);
+      if (slot !== null && !this.#all && !this.#touched.has(field ?? '')) continue;
       if (slot === null) {
         const where = problem.line === undefined ? problem.path : `line ${problem.line}`;
         rest.push(where === '' ? problem.message : `${where}: ${problem.message}`);
