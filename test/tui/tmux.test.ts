@@ -9,12 +9,16 @@
  * (whole on the list; an execution's is taller than 24 lines, so only its end shows), and `q` ending
  * the program with status 0. Every screen keeps its first and last line in place (a
  * line drawn wider than 80 columns or a 25th line would push them). With color, the selected row
- * carries escape sequences; with `NO_COLOR` no line does.
+ * carries escape sequences; with `NO_COLOR` no line does. At 200×50 the list adds its extra columns
+ * and the selected execution's summary shows beside it, following `j`; on a port nothing listens
+ * on, the hint says where to start a service within 80 columns.
  *
  * The `NO_COLOR` screens are written as text (trailing spaces and blank lines trimmed) to a
  * temporary folder, or with HARMFLOW_UPDATE_SCREENSHOTS=1 to docs/screens/ (the README shows them).
  */
 import { copyFileSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -126,11 +130,15 @@ describe.skipIf(!available)('harmflow ui in tmux', () => {
   const submit = (task: Record<string, unknown>) => service.submit(task);
   const stateOf = (id: string) => service.stateOf(id);
 
-  /** `harmflow ui` on the daemon in a new 80×24 terminal. */
-  async function startUi(env: Record<string, string>): Promise<Terminal> {
+  /** `harmflow ui` on the daemon (or the `HARMFLOW_URL` in `env`) in a new terminal, 80×24 unless `size` says. */
+  async function startUi(
+    env: Record<string, string>,
+    size: { readonly width: number; readonly height: number } = { width: 80, height: 24 },
+  ): Promise<Terminal> {
     const terminal = await startTerminal({
       command: [process.execPath, BIN, 'ui'],
       env: { HARMFLOW_URL: service.daemon.url, HARMFLOW_TOKEN: DAEMON_TOKEN, TERM: 'xterm-256color', ...env },
+      ...size,
     });
     terminals.push(terminal);
     return terminal;
@@ -215,8 +223,8 @@ describe.skipIf(!available)('harmflow ui in tmux', () => {
     expect(screen.split('\n')[0]).toMatch(/ 2 of 2 · 1 waiting · 1 interrupted$/);
     expect(lineWith(screen, short(ids.review))).toMatch(/letters +waiting +\d+s ago +3 item\(s\) await review/);
     expect(lineWith(screen, short(ids.held))).toMatch(/held +interrupted +\d+s ago +the process driving it is/);
-    await terminal.press('j');
-    await screenWhere(terminal, (text) => selectedLine(text).includes(short(ids.held)), LIST);
+    // The first run is selected from the start.
+    expect(selectedLine(screen)).toContain(short(ids.held));
     await terminal.press('j');
     screen = await screenWhere(
       terminal,
@@ -235,15 +243,17 @@ describe.skipIf(!available)('harmflow ui in tmux', () => {
     await terminal.press('Tab');
     await screenWhere(terminal, (text) => text.includes('[Executions]') && text.includes(short(ids.notes)), LIST);
 
-    // Open notes: `/` and its id prefix, Enter, j, Enter.
+    // Open notes: `/` and its id prefix, Enter (the one row left is selected), Enter.
     // One key per screen: keys that reach the program in one read are one input to Ink.
     await terminal.press('/');
     await terminal.type(short(ids.notes));
     await screenWhere(terminal, (text) => text.includes(`/ ${short(ids.notes)}▏`), LIST);
     await terminal.press('Enter');
-    await screenWhere(terminal, (text) => text.includes(`/ ${short(ids.notes)}  (Esc clears)`), LIST);
-    await terminal.press('j');
-    await screenWhere(terminal, (text) => selectedLine(text).includes(short(ids.notes)), LIST);
+    await screenWhere(
+      terminal,
+      (text) => text.includes(`/ ${short(ids.notes)}  (Esc clears)`) && selectedLine(text).includes(short(ids.notes)),
+      LIST,
+    );
     await terminal.press('Enter');
     await screenWhere(terminal, (text) => text.includes('[1 Summary]') && text.includes(ids.notes), DETAIL);
 
@@ -360,13 +370,58 @@ describe.skipIf(!available)('harmflow ui in tmux', () => {
 
   it('marks the selected row with escape sequences when color is on', async () => {
     const colored = await startUi({});
-    await colored.screenWhere((text) => text.includes(ids.slow.slice(0, 14)), LIVE_MS);
-    await colored.press('j');
-    await colored.screenWhere((text) => selectedLine(text) !== '');
+    await colored.screenWhere((text) => text.includes(ids.slow.slice(0, 14)) && selectedLine(text) !== '', LIVE_MS);
     const lines = await colored.capture({ escapes: true });
     expect(lines.find((line) => line.includes('›')) ?? '').toContain(ESCAPE);
   });
+
+  it('splits a 200×50 terminal: the list with elapsed, tokens, cost and reset time, and the selected execution’s summary', async () => {
+    const wide = await startUi({ NO_COLOR: '1' }, { width: 200, height: 50 });
+    // Newest first: waits, selected from the start, and its summary beside the list.
+    let screen = await wide.screenWhere(
+      (text) => text.includes(`│ ${ids.waits} · Enter opens it`) && text.includes('│ Disk        worktree'),
+      LIVE_MS,
+    );
+    const lines = screen.split('\n');
+    expect(lines.length).toBeLessThanOrEqual(50);
+    for (const line of lines) expect([...line].length, line).toBeLessThanOrEqual(200);
+    expect(lineWith(screen, 'ID ')).toMatch(/ID +TASK +STATE +HARNESS +ATT AGE +ELAPSED TOKENS +COST +RESETS +│/);
+    expect(selectedLine(screen)).toContain(ids.waits.slice(0, 14));
+    // Its reset, in the RESETS column and in the summary's words.
+    expect(selectedLine(screen)).toMatch(/waiting +claude-code +1 +\d+[smh] +\S+ +\S+ +\S+ +\d\d:\d\d +│/);
+    expect(screen).toMatch(/│ Waiting for claude-code, which resets at \d\d:\d\d/);
+    // j: the preview follows the selection.
+    await wide.press('j');
+    screen = await wide.screenWhere((text) => text.includes(`│ ${ids.slow} · Enter opens it`));
+    expect(lineWith(screen, '│ Task')).toMatch(/│ Task +switches/);
+  });
+
+  it('says, within 80 columns, where to start a service when none answers', async () => {
+    const closed = await closedPort();
+    const lost = await startUi({ NO_COLOR: '1', HARMFLOW_URL: `http://127.0.0.1:${closed}` });
+    const screen = await lost.screenWhere((text) => text.includes('HARMFLOW_URL)'), LIVE_MS);
+    const lines = screen.split('\n');
+    expect(lines.length).toBeLessThanOrEqual(24);
+    for (const line of lines) expect([...line].length, line).toBeLessThanOrEqual(80);
+    expect(
+      lines
+        .filter((line) => line.trim() !== '')
+        .slice(-3, -1)
+        .join(' '),
+    ).toBe(
+      `Cannot reach the service: no HarmFlow service at http://127.0.0.1:${closed} (start one with \`harmflow serve\`, or give its URL: --url or HARMFLOW_URL)`,
+    );
+  });
 });
+
+/** A loopback port nothing listens on: one the system gave, then let go. */
+async function closedPort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  await new Promise((resolve) => server.close(resolve));
+  return port;
+}
 
 /** Bounded wait for `check` to hold, polling the service. */
 async function until(check: () => Promise<boolean>, timeoutMs = 30_000): Promise<void> {
