@@ -5,14 +5,13 @@
  * an ended execution waits for nothing) when its wait's harness resets as fit while the task keeps
  * `TASK_MIN` columns. What is left after them goes to the task, whose name then shows whole.
  */
-import type { Cells, ExecutionScreen } from './rows.js';
+import type { Cells, ExecutionScreen, WideCells } from './rows.js';
 
-/** A column: the cell it shows, its title on each screen, and its width (a trailing space included). */
-export interface Column {
-  readonly cell: Exclude<keyof Cells, 'task'>;
-  readonly title: string;
-  readonly width: number;
-}
+/** A column: the cell it shows (`wide`: one of those a wider table adds), its title, and its width (a trailing space included). */
+export type Column = { readonly title: string; readonly width: number } & (
+  | { readonly wide: false; readonly cell: Exclude<keyof Cells, 'task'> }
+  | { readonly wide: true; readonly cell: keyof WideCells }
+);
 
 /** The marker column (`›` on the selected row). */
 export const MARKER_WIDTH = 2;
@@ -27,12 +26,12 @@ export const TASK_MIN = 30;
 function baseColumns(screen: ExecutionScreen): { before: Column[]; after: Column[] } {
   const executions = screen === 'executions';
   return {
-    before: [{ cell: 'id', title: 'ID', width: 15 }],
+    before: [{ wide: false, cell: 'id', title: 'ID', width: 15 }],
     after: [
-      { cell: 'state', title: executions ? 'STATE' : 'OUTCOME', width: 10 },
-      { cell: 'harness', title: executions ? 'HARNESS' : 'HARNESSES', width: executions ? 12 : 18 },
-      { cell: 'attempts', title: 'ATT', width: 4 },
-      { cell: 'age', title: 'AGE', width: 5 },
+      { wide: false, cell: 'state', title: executions ? 'STATE' : 'OUTCOME', width: 10 },
+      { wide: false, cell: 'harness', title: executions ? 'HARNESS' : 'HARNESSES', width: executions ? 12 : 18 },
+      { wide: false, cell: 'attempts', title: 'ATT', width: 4 },
+      { wide: false, cell: 'age', title: 'AGE', width: 5 },
     ],
   };
 }
@@ -43,10 +42,10 @@ function baseColumns(screen: ExecutionScreen): { before: Column[]; after: Column
  */
 function extraColumns(screen: ExecutionScreen): Column[] {
   return [
-    { cell: 'elapsed', title: 'ELAPSED', width: 8 },
-    { cell: 'tokens', title: 'TOKENS', width: 8 },
-    { cell: 'cost', title: 'COST', width: 8 },
-    ...(screen === 'executions' ? [{ cell: 'resets', title: 'RESETS', width: 14 } as const] : []),
+    { wide: true, cell: 'elapsed', title: 'ELAPSED', width: 8 },
+    { wide: true, cell: 'tokens', title: 'TOKENS', width: 8 },
+    { wide: true, cell: 'cost', title: 'COST', width: 8 },
+    ...(screen === 'executions' ? [{ wide: true, cell: 'resets', title: 'RESETS', width: 14 } as const] : []),
   ];
 }
 

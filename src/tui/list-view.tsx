@@ -9,7 +9,7 @@
  */
 import { type Column, columnsFor, MARKER_WIDTH } from './list-columns.js';
 import { type LineCell, type ListFrameProps, RowLine, RowWindow } from './row-line.js';
-import { type Cells, cellsOf, type ExecutionScreen, type ListedExecution } from './rows.js';
+import { cellsOf, type ExecutionScreen, type ListedExecution, type WideCells, wideCellsOf } from './rows.js';
 import { stateColor } from './theme.js';
 
 export interface ListViewProps extends ListFrameProps<ListedExecution> {
@@ -45,18 +45,26 @@ export function ListView(props: ListViewProps) {
           width={width}
           color={color}
           bold={false}
-          cells={rowCells(columns, cellsOf(row, screen, now), stateColor(row.state, color))}
+          cells={rowCells(columns, row, screen, now, stateColor(row.state, color))}
         />
       )}
     />
   );
 }
 
-/** A row's cells in the columns' order, its state coloured. */
-function rowCells(columns: readonly (Column | 'task')[], cells: Cells, state: string | undefined): LineCell[] {
-  return columns.map((column) =>
-    column === 'task'
-      ? { text: cells.task }
-      : { text: cells[column.cell], width: column.width, ...(column.cell === 'state' && { color: state }) },
-  );
+/** A row's cells in the columns' order, its state coloured; the wider table's computed only when it shows them. */
+function rowCells(
+  columns: readonly (Column | 'task')[],
+  row: ListedExecution,
+  screen: ExecutionScreen,
+  now: number,
+  state: string | undefined,
+): LineCell[] {
+  const cells = cellsOf(row, screen, now);
+  let wide: WideCells | undefined;
+  return columns.map((column) => {
+    if (column === 'task') return { text: cells.task };
+    const text = column.wide ? (wide ??= wideCellsOf(row, now))[column.cell] : cells[column.cell];
+    return { text, width: column.width, ...(column.cell === 'state' && { color: state }) };
+  });
 }

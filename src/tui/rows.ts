@@ -53,6 +53,10 @@ export interface Cells {
   readonly harness: string;
   readonly attempts: string;
   readonly age: string;
+}
+
+/** The text of the cells a wider table adds (list-columns.ts), computed only where they show. */
+export interface WideCells {
   /** From its start to its end, or to now while it runs; `–` before it starts. */
   readonly elapsed: string;
   /** Input and output tokens of every attempt that reported them; `–` when none did. */
@@ -79,6 +83,11 @@ export function cellsOf(row: ListedExecution, screen: ExecutionScreen, now: numb
     harness: screen === 'executions' ? (row.currentHarness ?? '–') : chainOf(row) || '–',
     attempts: String(row.attemptCount),
     age: formatAge(now - Date.parse(since)),
+  };
+}
+
+export function wideCellsOf(row: ListedExecution, now: number): WideCells {
+  return {
     elapsed:
       row.startedAt === undefined
         ? '–'

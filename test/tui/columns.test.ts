@@ -6,7 +6,7 @@
 import { describe, expect, it } from 'vitest';
 import { columnsFor, MARKER_WIDTH, TASK_MIN } from '../../src/tui/list-columns.js';
 import { SPLIT_MIN_WIDTH, splitWidths } from '../../src/tui/preview-lines.js';
-import { cellsOf, formatElapsed, type ListedExecution } from '../../src/tui/rows.js';
+import { formatElapsed, type ListedExecution, wideCellsOf } from '../../src/tui/rows.js';
 import { statusLines } from '../../src/tui/status-lines.js';
 import { executionRecord } from './fake-service.js';
 
@@ -62,13 +62,13 @@ describe('a row’s cells', () => {
 
   it('say – for what no attempt reported, and before the start', () => {
     const { startedAt: _, ...queued } = row({ state: 'queued' });
-    const cells = cellsOf(queued, 'executions', now);
+    const cells = wideCellsOf(queued, now);
     expect([cells.elapsed, cells.tokens, cells.cost, cells.resets]).toEqual(['–', '–', '–', '–']);
   });
 
   it('sum tokens and cost over the attempts, and time from start to end', () => {
     const attempt = { execution: '01jf3k9x7q2m4n6p8r0s2t4v6w', simulated: false, startedAt: '2026-12-03T10:00:00Z' };
-    const cells = cellsOf(
+    const cells = wideCellsOf(
       row({
         state: 'succeeded',
         startedAt: '2026-12-03T10:00:00Z',
@@ -78,7 +78,6 @@ describe('a row’s cells', () => {
           { ...attempt, number: 2, harness: 'codex', outputTokens: 20 },
         ],
       }),
-      'history',
       now,
     );
     expect([cells.elapsed, cells.tokens, cells.cost, cells.resets]).toEqual(['4m05s', '1.5k', '$0.10', '–']);
