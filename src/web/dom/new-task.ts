@@ -9,7 +9,7 @@
  *   was edited or a submit tried: a blank form does not open on a list of what it lacks.
  * - An edit of the form rewrites the YAML; an edit of the YAML refills the form, or, YAML that cannot
  *   be read, shows why under it and leaves the form as it was. Checks run 150 ms after the last edit;
- *   an answer older than the latest request is dropped.
+ *   an answer is dropped when a newer request was sent or a newer edit waits.
  * - Submit (the button, Enter in a field, Ctrl+Enter in a text area) checks first and submits only a
  *   task with no problem, with an `Idempotency-Key` kept as long as the task is the same: a second
  *   click, or a retry after a lost answer, makes no second execution. A refusal is one line
@@ -160,7 +160,8 @@ export class NewTask {
       if (number === this.#sent) this.#status.textContent = `Cannot check the task: ${(error as Error).message}`;
       return undefined;
     }
-    if (number !== this.#sent) return undefined;
+    // A newer request, or an edit waiting for its own (the other view may be being typed in): drop it.
+    if (number !== this.#sent || this.#pending !== undefined) return undefined;
     this.#status.textContent = '';
     if ('yaml' in body) {
       if (answer.task !== undefined) {
