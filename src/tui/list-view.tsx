@@ -62,9 +62,13 @@ function rowCells(
 ): LineCell[] {
   const cells = cellsOf(row, screen, now);
   let wide: WideCells | undefined;
+  const wideOf = (): WideCells => {
+    wide ??= wideCellsOf(row, now);
+    return wide;
+  };
   return columns.map((column) => {
     if (column === 'task') return { text: cells.task };
-    const text = column.wide ? (wide ??= wideCellsOf(row, now))[column.cell] : cells[column.cell];
+    const text = column.wide ? wideOf()[column.cell] : cells[column.cell];
     return { text, width: column.width, ...(column.cell === 'state' && { color: state }) };
   });
 }

@@ -369,7 +369,8 @@ describe('harmflow ui', () => {
     const { lastFrame } = renderApp(service.url, FAKE_TOKEN, 50);
     await frameWhere(lastFrame, (text) => text.includes('fix-login'));
     await service.close();
-    const frame = await frameWhere(lastFrame, (text) => text.includes('Cannot reach the service'));
+    // A poll cut by the close says the connection was lost; the next one finds nothing listening.
+    const frame = await frameWhere(lastFrame, (text) => text.includes('HARMFLOW_URL)'));
     expect(frame).toContain('fix-login');
     // The hint is whole within 80 columns: where to start a service, and how to point at another.
     const hint = frame
