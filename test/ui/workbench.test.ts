@@ -12,23 +12,17 @@
  * pull request" completed without opening one, after a commit that failed: its Summary marks the item
  * `⚠ unconfirmed` with the sentence, and shows the end's warning. Screenshots of each screen go to
  * a temporary folder, or to docs/screenshots/ with HARMFLOW_UPDATE_SCREENSHOTS=1 (how the
- * committed ones were taken).
+ * committed ones were taken); each screen's outline is held to the committed screenshot's
+ * (screenshots.ts), so a screen that changed without its screenshot fails here.
  */
-import { mkdirSync, mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { delimiter, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { delimiter } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DAEMON_TOKEN, type Daemon, startDaemon } from '../e2e/daemon.js';
 import { type Bench, FORGE_BIN, GIT_IDENTITY, makeBench, simulated } from '../execution/fixture.js';
 import { NOT_SEEN, pullRequestNotSeen } from '../tui/simulated-service.js';
 import { chromiumAvailable, launchChromium } from './chromium.js';
-
-const SHOTS =
-  process.env.HARMFLOW_UPDATE_SCREENSHOTS === '1'
-    ? fileURLToPath(new URL('../../docs/screenshots/', import.meta.url))
-    : mkdtempSync(join(tmpdir(), 'harmflow-screens-'));
+import { keepScreenshot } from './screenshots.js';
 
 const available = chromiumAvailable();
 
@@ -39,7 +33,6 @@ describe.skipIf(!available)('the Workbench in Chromium', () => {
   let execution: string;
 
   beforeAll(async () => {
-    mkdirSync(SHOTS, { recursive: true });
     bench = makeBench();
     daemon = await startDaemon(bench.home.root, ['--max-running', '4', '--disk-floor-gib', '0'], {
       ...process.env,
@@ -106,7 +99,7 @@ describe.skipIf(!available)('the Workbench in Chromium', () => {
     const page = await signedIn('/');
     const row = page.locator(`#rows tr[data-id="${execution}"]`);
     await row.waitFor();
-    await page.screenshot({ path: join(SHOTS, 'executions.png') });
+    await keepScreenshot(page, 'executions.png');
     await page.keyboard.press('j');
     await expect.poll(() => row.getAttribute('aria-selected')).toBe('true');
     await page.keyboard.press('Enter');
@@ -142,9 +135,9 @@ describe.skipIf(!available)('the Workbench in Chromium', () => {
     await page.keyboard.press('Enter');
     await expect
       .poll(() => selected.locator('.summary').textContent())
-      .toMatch(/claude-code → codex \(quota_exhausted\)/);
+      .toMatch(/claude-code → codex \(quota_exhausted; switch 1 of \d\)/);
     await expect.poll(() => selected.locator('.detail').textContent()).toMatch(/"to": "codex"/);
-    await page.screenshot({ path: join(SHOTS, 'events.png') });
+    await keepScreenshot(page, 'events.png');
 
     // The gate's refusal of codex's second pull request is on the timeline, marked as a gate's record.
     const refusal = page.locator('#timeline [role="option"][data-type="gate.denied"]');
@@ -157,7 +150,7 @@ describe.skipIf(!available)('the Workbench in Chromium', () => {
     await page.keyboard.press('?');
     await expect.poll(() => page.locator('#help-dialog').isVisible()).toBe(true);
     await expect.poll(() => page.locator('#help-body').textContent()).toMatch(/Next switch event/);
-    await page.screenshot({ path: join(SHOTS, 'shortcuts.png') });
+    await keepScreenshot(page, 'shortcuts.png');
     await page.keyboard.press('Escape');
     await expect.poll(() => page.locator('#help-dialog').isVisible()).toBe(false);
 
@@ -170,14 +163,14 @@ describe.skipIf(!available)('the Workbench in Chromium', () => {
       .toMatch(/^Delivered to codex/);
     await expect.poll(() => page.locator('#transcript').textContent()).toMatch(/Also mention the date/);
     await page.locator('#send-status').scrollIntoViewIfNeeded();
-    await page.screenshot({ path: join(SHOTS, 'transcript.png') });
+    await keepScreenshot(page, 'transcript.png');
 
     await page.keyboard.press('1');
     await expect.poll(() => page.locator('#summary-body').textContent()).toMatch(/claude-code/);
-    await page.screenshot({ path: join(SHOTS, 'summary.png') });
+    await keepScreenshot(page, 'summary.png');
     await page.keyboard.press('4');
     await expect.poll(() => page.locator('#changes-body').textContent(), { timeout: 15_000 }).toMatch(/NOTES\.md/);
-    await page.screenshot({ path: join(SHOTS, 'changes.png') });
+    await keepScreenshot(page, 'changes.png');
     await page.close();
   });
 
@@ -202,7 +195,7 @@ describe.skipIf(!available)('the Workbench in Chromium', () => {
     await page.locator('#filter-text').fill('no such task');
     await expect.poll(() => row.count()).toBe(0);
     await page.locator('#filter-text').fill('');
-    await page.screenshot({ path: join(SHOTS, 'history.png') });
+    await keepScreenshot(page, 'history.png');
     await page.close();
   });
 
@@ -245,7 +238,7 @@ describe.skipIf(!available)('the Workbench in Chromium', () => {
       .toMatch(/^Waiting for claude-code, which resets at \d\d:\d\d \(in (59 min|1 h 00 min)\)\.$/);
     expect(await page.locator('#resume-button').isVisible()).toBe(true);
     expect(await page.locator('#cancel-button').isVisible()).toBe(true);
-    await page.screenshot({ path: join(SHOTS, 'waiting.png') });
+    await keepScreenshot(page, 'waiting.png');
 
     // `R` asks first; Escape says no, and neither resumes nor leaves the page.
     const dialog = page.locator('#confirm-dialog');
@@ -363,7 +356,7 @@ describe.skipIf(!available)('the Workbench in Chromium', () => {
     await button.click();
     await expect.poll(() => dialog.isVisible()).toBe(true);
     await page.locator('#switch-reason').fill('claude-code is too slow today');
-    await page.screenshot({ path: join(SHOTS, 'switch.png') });
+    await keepScreenshot(page, 'switch.png');
     await page.locator('#switch-yes').click();
     await expect.poll(() => page.locator('#detail-status').textContent(), { timeout: 30_000 }).toMatch(/^succeeded/);
     expect(await button.isVisible()).toBe(false);
@@ -414,7 +407,7 @@ describe.skipIf(!available)('the Workbench in Chromium', () => {
     expect(await warning.isVisible()).toBe(true);
     expect(await warning.textContent()).toMatch(new RegExp(`^⚠ Warning: ${NOT_SEEN.commitsFailed}`));
     expect(await page.locator('#summary-body dl.facts dd').nth(1).textContent()).toBe('succeeded — completed');
-    await page.locator('#summary-body').screenshot({ path: join(SHOTS, 'unconfirmed.png') });
+    await keepScreenshot(page.locator('#summary-body'), 'unconfirmed.png');
 
     // The Events timeline has the warning as its own row, marked.
     await page.keyboard.press('2');
@@ -429,7 +422,7 @@ describe.skipIf(!available)('the Workbench in Chromium', () => {
       await page.locator('#main').waitFor();
       await page.waitForTimeout(500);
       expect(await page.evaluate('document.documentElement.scrollWidth')).toBeLessThanOrEqual(375);
-      await page.screenshot({ path: join(SHOTS, path === '/history' ? 'history-phone.png' : 'detail-phone.png') });
+      await keepScreenshot(page, path === '/history' ? 'history-phone.png' : 'detail-phone.png');
       await page.close();
     }
   });

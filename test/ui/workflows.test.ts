@@ -7,9 +7,10 @@
  * all the others (`A`, after the page asks) and resumes the run (`P`, after the page asks). The
  * service's resume sends the 184 approved: 1,999 statements in the outbox, each once, and the
  * rejected one is not sent and stays rejected, with its note, until a fix changes it. Screenshots
- * go to a temporary folder, or to docs/screenshots/ with HARMFLOW_UPDATE_SCREENSHOTS=1.
+ * go to a temporary folder, or to docs/screenshots/ with HARMFLOW_UPDATE_SCREENSHOTS=1; each
+ * screen's outline is held to the committed screenshot's (screenshots.ts).
  */
-import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -19,11 +20,8 @@ import { sentKeys } from '../../examples/statements/mailer.mjs';
 import { spawnHarmflow } from '../cli/spawn-harmflow.js';
 import { DAEMON_TOKEN, type Daemon, startDaemon } from '../e2e/daemon.js';
 import { chromiumAvailable, launchChromium } from './chromium.js';
+import { keepScreenshot } from './screenshots.js';
 
-const SHOTS =
-  process.env.HARMFLOW_UPDATE_SCREENSHOTS === '1'
-    ? fileURLToPath(new URL('../../docs/screenshots/', import.meta.url))
-    : mkdtempSync(join(tmpdir(), 'harmflow-screens-'));
 const EXAMPLE = fileURLToPath(new URL('../../examples/statements/', import.meta.url));
 const REVIEWER = 'Dana Reyes';
 const NOTE = 'The refund line reads as a charge: hold it for finance.';
@@ -46,7 +44,6 @@ describe.skipIf(!available)('the Workflows screen and the Review page in Chromiu
   let browser: Browser;
 
   beforeAll(async () => {
-    mkdirSync(SHOTS, { recursive: true });
     dir = mkdtempSync(join(tmpdir(), 'harmflow-review-'));
     home = join(dir, 'home');
     outbox = join(dir, 'outbox.jsonl');
@@ -91,7 +88,7 @@ describe.skipIf(!available)('the Workflows screen and the Review page in Chromiu
     expect(await row.textContent()).toMatch(/185 item\(s\) await review/);
     // Spent in all: the fact-check retries on 529 reported no tokens, so the total is a floor.
     expect(await row.locator('td[data-label="Spent"]').textContent()).toMatch(/^≥ \$\d+\.\d\d$/);
-    await page.screenshot({ path: join(SHOTS, 'workflows.png') });
+    await keepScreenshot(page, 'workflows.png');
     await page.keyboard.press('j');
     await expect.poll(() => row.getAttribute('aria-selected')).toBe('true');
     await page.keyboard.press('Enter');
@@ -111,7 +108,7 @@ describe.skipIf(!available)('the Workflows screen and the Review page in Chromiu
       .toBe('$72.00 of $72.00 planned');
     await page.locator('#reviewer').fill(REVIEWER);
     await page.locator('#reviewer').press('Tab');
-    await page.screenshot({ path: join(SHOTS, 'review.png') });
+    await keepScreenshot(page, 'review.png');
 
     // `j` twice, `r`: the third item is rejected, with a note.
     await page.locator('#waiting').focus();
@@ -173,7 +170,7 @@ describe.skipIf(!available)('the Workflows screen and the Review page in Chromiu
     await expect
       .poll(() => page.locator('#run-status').textContent(), { timeout: 15_000 })
       .toMatch(/^failed — .*rejected by Dana Reyes/);
-    await page.screenshot({ path: join(SHOTS, 'review-resumed.png') });
+    await keepScreenshot(page, 'review-resumed.png');
     await page.close();
   });
 
