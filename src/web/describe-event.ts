@@ -63,7 +63,7 @@ const DESCRIBERS: Readonly<Record<string, Describer>> = {
   'switch.requested': (d) =>
     `${d.text('by') ?? 'someone'} asks to switch to ${d.text('harness') ?? '?'}${d.after(' (', 'model', ')')}${d.after(': ', 'reason')}`,
   'attempt.started': (d, record) =>
-    `attempt ${record.attempt ?? '?'} on ${record.harness ?? '?'}${d.after(' (', 'model', ')')}${d.data.simulated === true ? ', simulated' : ''}${d.data.handoff === true ? ', given the handoff' : ''}${d.number('timeLeftMs') !== undefined ? `; ${Math.round((d.number('timeLeftMs') as number) / 1000)} s left` : ''}${sandboxWords(typeof d.data.sandboxed === 'boolean' ? d.data.sandboxed : undefined)}${d.after(': ', 'command')}`,
+    `attempt ${record.attempt ?? '?'} on ${record.harness ?? '?'}${d.after(' (', 'model', ')')}${d.data.simulated === true ? ', simulated' : ''}${d.data.handoff === true ? ', given the handoff' : ''}${d.after(': ', 'command')}${d.number('timeLeftMs') !== undefined ? `; ${Math.round((d.number('timeLeftMs') as number) / 1000)} s left` : ''}${sandboxWords(typeof d.data.sandboxed === 'boolean' ? d.data.sandboxed : undefined)}`,
   'session.started': (d) => `session ${d.text('sessionId') ?? '?'}${d.after(' (', 'model', ')')}`,
   message: (d) => d.text('text') ?? '',
   'tool.call': (d) =>

@@ -66,7 +66,7 @@ describe('harmflow demo', () => {
 
   it("act 1 shows the gate refusing codex's second pull request, naming claude-code's", () => {
     expect(run.stdout).toMatch(
-      /#2 codex\s+gate\.denied\s+nothing-twice refused Bash: HarmFlow's nothing-twice gate refused `gh pr create/,
+      /#2 codex\s+gate\.denied\s+gate nothing-twice refused Bash: HarmFlow's nothing-twice gate refused `gh pr create/,
     );
   });
 
@@ -78,14 +78,14 @@ describe('harmflow demo', () => {
       /kill -9 {5}the service \(pid \d+\) in the middle of turn t1/,
       /service │ reopened 1 execution\(s\) left open: \w+/,
       /#1 claude-code +turn\.started +t1 \(first delivery\): /,
-      /#1 claude-code +attempt\.ended +crashed: /,
+      /#1 claude-code +attempt\.ended +attempt 1 on claude-code ended: crashed — /,
       /execution +execution\.resumed +carried on after a restart; attempt 1 was left open/,
       /#2 claude-code +turn\.started +t1 \(delivered again after a restart\): /,
-      /#2 claude-code +turn\.redelivered +t1: HarmFlow restarted while this turn ran/,
+      /#2 claude-code +turn\.redelivered +t1 delivered again: HarmFlow restarted while this turn ran/,
       /Already done: src\/format\.js already has the intended content/,
-      /#2 claude-code +turn\.ended +t1 completed after /,
+      /#2 claude-code +turn\.ended +t1 ended: completed after /,
       /#2 claude-code +turn\.started +t2 \(first delivery, resumes session \w+\): Also add a CHANGELOG entry/,
-      /#2 claude-code +turn\.ended +t2 completed after /,
+      /#2 claude-code +turn\.ended +t2 ended: completed after /,
       /execution\.ended +succeeded after 2 attempt\(s\)/,
       /service │ stopped/,
     ];

@@ -69,7 +69,7 @@ describe('gates across a switch (simulated claude-code → codex)', () => {
     const deniedRecord = denied[0];
     if (deniedRecord === undefined) throw new Error('no gate.denied record');
     expect(formatRecord(deniedRecord)).toMatch(
-      /gate\.denied\s+nothing-twice refused Bash: HarmFlow's nothing-twice gate/,
+      /gate\.denied\s+gate nothing-twice refused Bash: HarmFlow's nothing-twice gate/,
     );
     expect(describeEvent(deniedRecord)).toMatch(/^gate nothing-twice refused Bash: /);
   }, 60_000);

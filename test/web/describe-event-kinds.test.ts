@@ -40,11 +40,11 @@ const TABLE = {
         prompt: 'Add slugify.',
         sandboxed: true,
       },
-      'attempt 2 on codex (gpt-5), simulated, given the handoff; 540 s left; sandboxed: codex exec --json',
+      'attempt 2 on codex (gpt-5), simulated, given the handoff: codex exec --json; 540 s left; sandboxed',
     ],
     [
       { command: 'claude -p', simulated: false, handoff: false, timeLeftMs: 60_000, prompt: 'x', sandboxed: false },
-      'attempt 2 on codex; 60 s left; NOT sandboxed: claude -p',
+      'attempt 2 on codex: claude -p; 60 s left; NOT sandboxed',
     ],
   ],
   'execution.resumed': [
