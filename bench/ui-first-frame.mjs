@@ -103,7 +103,7 @@ try {
     screen.includes('[Executions]') &&
     screen.includes(` ${LIVE} of ${LIVE}`) &&
     expected.every(({ id, task }) => screen.split('\n').some((line) => line.includes(id) && line.includes(task)));
-  const times = { bare: [], drawn: [], filled: [], filledCpu: [], bareCpu: [] };
+  const times = { bare: [], drawn: [], filled: [], filledCpu: [] };
   const captureMs = [];
   const loadBefore = loadavg()[0];
   // One unmeasured run of each first: the file system cache and the service's first answers warm.
@@ -118,7 +118,6 @@ try {
     times.drawn.push(ui.at[0]);
     times.filled.push(ui.at[1]);
     if (ui.cpuMs[1] !== undefined) times.filledCpu.push(ui.cpuMs[1]);
-    if (bare.cpuMs[0] !== undefined) times.bareCpu.push(bare.cpuMs[0]);
     captureMs.push(...bare.captureMs, ...ui.captureMs);
   }
   const bare = median(times.bare);
@@ -146,7 +145,6 @@ try {
         ...(times.filledCpu.length > 0 && {
           cpuMs: {
             note: 'CPU time (user + system) the program had used by then, from /proc: steadier than wall time on a loaded host',
-            bareNode: round(median(times.bareCpu)),
             firstFrame: { median: round(median(times.filledCpu)), p90: round(quantile(times.filledCpu, 0.9)) },
           },
         }),
