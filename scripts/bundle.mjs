@@ -48,8 +48,8 @@ const ENTRIES = {
     plugins: [yogaDeferred(), inkWithoutDevtools(), fastText()],
   },
 };
-/** Packages a bundle leaves to node_modules: native addons, and Ink's React devtools (loaded only under DEV). */
-const EXTERNAL = [/^node:/, 'better-sqlite3', 'react-devtools-core'];
+/** Packages a bundle leaves to node_modules: Node's own and the native addon. */
+const EXTERNAL = [/^node:/, 'better-sqlite3'];
 const VIRTUAL = '\0harmflow-entry:';
 
 async function bundleVerbs() {
@@ -191,10 +191,10 @@ const lazyChildProcess = {
   name: 'lazy-child-process',
   transform(code, id) {
     if (!/[/\\]commander[/\\]lib[/\\]command\.js$/.test(id)) return null;
-    const eager = "const childProcess = require('node:child_process');";
-    if (!code.includes(eager)) throw new Error(`scripts/bundle.mjs: ${id} no longer says ${eager}`);
-    return code.replace(
-      eager,
+    return replaceExactly(
+      code,
+      id,
+      "const childProcess = require('node:child_process');",
       "const childProcess = { spawn: (...args) => require('node:child_process').spawn(...args) };",
     );
   },
