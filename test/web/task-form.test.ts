@@ -5,6 +5,7 @@
  * values, and each problem's place finds its field.
  */
 import { describe, expect, it } from 'vitest';
+import { TaskFile } from '../../src/core/task.js';
 import { fieldOf, formFromTask, type TaskFormValues, taskFromForm } from '../../src/web/task-form.js';
 
 const EMPTY: TaskFormValues = {
@@ -69,6 +70,8 @@ describe('taskFromForm', () => {
       'switchAtUtilization',
       'gates',
     ]);
+    // The form's own key order is kept by hand (the page cannot load zod): held to the schema's here.
+    expect(Object.keys(task)).toEqual(Object.keys(TaskFile.shape).filter((key) => key in task));
   });
 
   it('reads back into the values it was made from', () => {
