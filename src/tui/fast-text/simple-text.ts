@@ -8,9 +8,23 @@
  * test/tui/fast-text.test.ts checks every code point of the class against string-width, Ink's
  * tokenizer and Intl.Segmenter, so a range that is not simple fails there.
  */
-const SIMPLE_CHARACTERS =
-  '\\u0020-\\u007E\\u00A0-\\u00AC\\u00AE-\\u02FF\\u0370-\\u0482\\u2010-\\u2027\\u2030-\\u205E' +
-  '\\u2070-\\u20CF\\u2100-\\u2319\\u232B-\\u23E8\\u23F4-\\u25FC\\u25FF-\\u2613\\u2694-\\u26A0';
+const SIMPLE_RANGES: readonly (readonly [number, number])[] = [
+  [0x0020, 0x007e],
+  [0x00a0, 0x00ac],
+  [0x00ae, 0x02ff],
+  [0x0370, 0x0482],
+  [0x2010, 0x2027],
+  [0x2030, 0x205e],
+  [0x2070, 0x20cf],
+  [0x2100, 0x2319],
+  [0x232b, 0x23e8],
+  [0x23f4, 0x25fc],
+  [0x25ff, 0x2613],
+  [0x2694, 0x26a0],
+];
+
+const unicodeEscape = (point: number) => `\\u${point.toString(16).padStart(4, '0')}`;
+const SIMPLE_CHARACTERS = SIMPLE_RANGES.map(([from, to]) => `${unicodeEscape(from)}-${unicodeEscape(to)}`).join('');
 
 /** A string of simple characters only (the empty one included). */
 export const SIMPLE_TEXT = new RegExp(`^[${SIMPLE_CHARACTERS}]*$`);
@@ -29,11 +43,5 @@ export const SIMPLE_STYLED_TEXT = new RegExp(`^(?:[${SIMPLE_CHARACTERS}]|${SGR})
 
 /** Every simple character's code point, for the test that checks them. */
 export function simpleCodePoints(): number[] {
-  const points: number[] = [];
-  for (const [, from, to] of SIMPLE_CHARACTERS.matchAll(/\\u([0-9A-F]{4})-\\u([0-9A-F]{4})/g)) {
-    for (let point = Number.parseInt(from ?? '', 16); point <= Number.parseInt(to ?? '', 16); point += 1) {
-      points.push(point);
-    }
-  }
-  return points;
+  return SIMPLE_RANGES.flatMap(([from, to]) => Array.from({ length: to - from + 1 }, (_, index) => from + index));
 }
