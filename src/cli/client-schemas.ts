@@ -29,6 +29,8 @@ export const Execution = z.object({
   attemptCount: z.int(),
   currentHarness: z.string().exactOptional(),
   message: z.string().exactOptional(),
+  pullRequestUrl: z.string().exactOptional(),
+  turnCount: z.int().nonnegative().exactOptional(),
 }) satisfies z.ZodType<ExecutionRecord>;
 
 /** An AttemptRecord as JSON. */

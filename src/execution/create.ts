@@ -146,6 +146,7 @@ export function executionRecordOf(
       ...(state === 'running' && { startedAt: iso(started) }),
       deadline: iso(started + task.timeoutMs),
       attemptCount: 0,
+      turnCount: 0,
     },
   };
 }

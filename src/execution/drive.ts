@@ -43,6 +43,8 @@ import { AttemptObserver } from './attempt-observer.js';
 import { executionSandbox } from './attempt-sandbox.js';
 import { type AttemptContext, CONTEXT_VERSION, type ExecutionContext } from './context-schema.js';
 import { type ExecutionControl, switchAskedMessage } from './control.js';
+import { latestPullRequestUrl, turnsCompletedWith } from './execution-facts.js';
+import { followUpRoute } from './follow-up-route.js';
 import { noForgeWarning } from './forge-check.js';
 import { buildHandoffPrompt, type HandledMessage } from './handoff.js';
 import { LinkChoice, type LinkStop } from './link-choice.js';
@@ -354,6 +356,7 @@ export async function drive(input: DriveInput, options: DriveOptions): Promise<D
         }
         turns.done(turn);
         await turns.flush?.();
+        await store.updateExecution(id, { turnCount: turnsCompletedWith(turn) });
         if (turn.id !== 't1') progress.handled.push({ turn: turn.id, text: turn.text });
         // Between turns a cancel or a stop takes effect at once: no next turn starts.
         if (options.signal?.aborted || options.suspend?.aborted) {
@@ -381,12 +384,15 @@ export async function drive(input: DriveInput, options: DriveOptions): Promise<D
           nearLimitNoted = true;
         }
         turn = next;
-        if (observer.sessionId === undefined) {
-          recorder.executor(
-            'warning',
-            { message: `${spec.harness} reported no session to resume: turn ${turn.id} starts a new attempt` },
-            ref,
-          );
+        const route = followUpRoute({
+          number,
+          harness: spec.harness,
+          outcome: result.outcome,
+          sessionId: observer.sessionId,
+          sessionHome: continued?.attempt,
+        });
+        if (route.kind === 'fresh') {
+          recorder.executor('warning', { message: `${route.reason}: turn ${turn.id} starts a new attempt` }, ref);
           attemptEnd = { result, outcome: 'completed', message: result.message, moreTurns: true };
           break;
         }
@@ -409,7 +415,12 @@ export async function drive(input: DriveInput, options: DriveOptions): Promise<D
           ...(spec.model !== undefined && { model: spec.model }),
           simulated: spec.simulate !== undefined,
           outcome,
-          ...compact({ message, resetsAt: result.resetsAt, sessionHome: continued?.attempt }),
+          ...compact({
+            message,
+            resetsAt: result.resetsAt,
+            resumedSession: continued?.sessionId,
+            sessionHome: continued?.attempt,
+          }),
           startedAt: attemptStarted,
           endedAt: result.endedAt,
           ...(before && { before }),
@@ -436,6 +447,8 @@ export async function drive(input: DriveInput, options: DriveOptions): Promise<D
         ref,
       );
       await liveUsage.stop();
+      const pullRequestUrl = latestPullRequestUrl(progress.attempts);
+      if (pullRequestUrl !== undefined) await store.updateExecution(id, { pullRequestUrl });
       await store.updateAttempt(id, number, {
         endedAt: result.endedAt,
         outcome,

@@ -36,6 +36,8 @@ export const EXECUTION_COLUMNS = {
   attemptCount: 'attempt_count',
   currentHarness: 'current_harness',
   message: 'message',
+  pullRequestUrl: 'pull_request_url',
+  turnCount: 'turn_count',
 } as const;
 
 export const ATTEMPT_COLUMNS = {
@@ -120,6 +122,8 @@ const ExecutionRow = z.object({
   attemptCount: z.int(),
   currentHarness: optionalText,
   message: optionalText,
+  pullRequestUrl: optionalText,
+  turnCount: z.int().nonnegative().nullable(),
 });
 
 export function executionFromRow(row: unknown): ExecutionRecord {

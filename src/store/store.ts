@@ -40,6 +40,18 @@ export interface ExecutionRecord {
   readonly attemptCount: number;
   readonly currentHarness?: string;
   readonly message?: string;
+  /**
+   * The URL of the latest pull request an attempt of it opened, as observed (`gh pr create` exited 0
+   * and printed it: context.json's `pullRequest`); absent while none was, and on records written
+   * before HarmFlow kept it.
+   */
+  readonly pullRequestUrl?: string;
+  /**
+   * How many of its turns its harnesses completed (the task's prompt and each follow-up message,
+   * each counted once however many attempts or deliveries it took); absent on records written before
+   * HarmFlow kept it, until their next turn completes.
+   */
+  readonly turnCount?: number;
 }
 
 /**
@@ -59,6 +71,8 @@ export interface ExecutionPatch {
   readonly attemptCount?: number;
   readonly currentHarness?: string | null;
   readonly message?: string | null;
+  readonly pullRequestUrl?: string | null;
+  readonly turnCount?: number | null;
 }
 
 /** One harness session inside an execution, numbered from 1. */

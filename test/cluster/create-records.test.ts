@@ -41,6 +41,7 @@ describeEachStore((openStore) => {
         createdAt: record.createdAt,
         deadline: new Date(Date.parse(record.createdAt) + 600_000).toISOString(),
         attemptCount: 0,
+        turnCount: 0,
       });
       expect(isMaterialized(record)).toBe(false);
       expect(await store.getExecution(record.id)).toStrictEqual(record);

@@ -62,6 +62,8 @@ function fullExecution(id: string): ExecutionRecord {
     attemptCount: 2,
     currentHarness: 'codex',
     message: 'waiting for a quota reset at 11:00',
+    pullRequestUrl: 'https://github.com/acme/app/pull/7',
+    turnCount: 2,
   };
 }
 
@@ -265,6 +267,8 @@ export function describeStoreConformance(name: string, open: () => Promise<Store
           attemptCount: 3,
           currentHarness: 'codex',
           message: 'completed',
+          pullRequestUrl: 'https://github.com/acme/app/pull/12',
+          turnCount: 3,
         } as const;
         await store.updateExecution(ID_A, patch);
         expect(await store.getExecution(ID_A)).toStrictEqual({ ...execution(ID_A), ...patch });
@@ -272,8 +276,20 @@ export function describeStoreConformance(name: string, open: () => Promise<Store
 
       it('removes an optional field patched with null', async () => {
         await seed(fullExecution(ID_A));
-        await store.updateExecution(ID_A, { state: 'running', message: null, endedAt: null });
-        const { message: _message, endedAt: _endedAt, ...rest } = fullExecution(ID_A);
+        await store.updateExecution(ID_A, {
+          state: 'running',
+          message: null,
+          endedAt: null,
+          pullRequestUrl: null,
+          turnCount: null,
+        });
+        const {
+          message: _message,
+          endedAt: _endedAt,
+          pullRequestUrl: _pullRequestUrl,
+          turnCount: _turnCount,
+          ...rest
+        } = fullExecution(ID_A);
         const read = await store.getExecution(ID_A);
         expect(read).toStrictEqual({ ...rest, state: 'running' });
         expect(read).not.toHaveProperty('message');

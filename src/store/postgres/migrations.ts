@@ -347,6 +347,12 @@ export const MIGRATIONS: readonly string[] = [
   ALTER TABLE run_spend ADD COLUMN kind text NOT NULL DEFAULT 'code'
     CHECK (kind IN ('code', 'model', 'effect', 'agent', 'review'));
   `,
+  // An execution's pull request URL and turn count, as SQLite's (its migration of the same name).
+  `
+  ALTER TABLE executions
+    ADD COLUMN pull_request_url text,
+    ADD COLUMN turn_count integer CHECK (turn_count >= 0);
+  `,
 ];
 
 /** The schema version this build writes: the number of migrations. */

@@ -325,6 +325,13 @@ export const MIGRATIONS: readonly string[] = [
   ALTER TABLE run_spend ADD COLUMN kind TEXT NOT NULL DEFAULT 'code'
     CHECK (kind IN ('code', 'model', 'effect', 'agent', 'review'));
   `,
+  // What the engine observed of an execution, on its record: the URL of the latest pull request an
+  // attempt opened, and how many turns its harnesses completed. Rows written before have neither
+  // (NULL: not recorded, never guessed); the next turn or attempt to end records them.
+  `
+  ALTER TABLE executions ADD COLUMN pull_request_url TEXT;
+  ALTER TABLE executions ADD COLUMN turn_count INTEGER CHECK (turn_count >= 0);
+  `,
 ];
 
 /** The schema version this build writes: the number of migrations. */
