@@ -17,7 +17,7 @@ import { POSTGRES_AVAILABLE, TEST_POSTGRES_URL, testSchemas } from './postgres.j
 import { execution, task } from './records.js';
 
 /** How many migrations come before the one that adds `pull_request_url`. */
-const before = (migrations: readonly string[]) => migrations.findIndex((step) => step.includes('pull_request_url'));
+const versionBefore = (migrations: readonly string[]) => migrations.findIndex((step) => step.includes('pull_request_url'));
 
 const FACTS = { pullRequestUrl: 'https://github.com/acme/app/pull/3', turnCount: 2 };
 
@@ -45,12 +45,12 @@ describe('the execution facts migration (SQLite)', () => {
   afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
   it('is the last migration, and the one before it is where a database of the version before stops', () => {
-    expect(before(SQLITE_MIGRATIONS)).toBe(SQLITE_MIGRATIONS.length - 1);
+    expect(versionBefore(SQLITE_MIGRATIONS)).toBe(SQLITE_MIGRATIONS.length - 1);
   });
 
   it('upgrades a database of the version before, keeping its executions', async () => {
     const file = join(dir, 'harmflow.db');
-    const version = before(SQLITE_MIGRATIONS);
+    const version = versionBefore(SQLITE_MIGRATIONS);
     const old = new Database(file);
     for (const migration of SQLITE_MIGRATIONS.slice(0, version)) old.exec(migration);
     old.pragma(`user_version = ${version}`);
@@ -76,14 +76,14 @@ describe.runIf(POSTGRES_AVAILABLE)('the execution facts migration (PostgreSQL)',
   const schemas = testSchemas();
 
   it('upgrades a schema of the version before, keeping its executions', async () => {
-    expect(before(POSTGRES_MIGRATIONS)).toBe(POSTGRES_MIGRATIONS.length - 1);
+    expect(versionBefore(POSTGRES_MIGRATIONS)).toBe(POSTGRES_MIGRATIONS.length - 1);
     const schema = schemas.newSchema();
     const { admin } = schemas;
     await admin.query(`CREATE SCHEMA ${schema}`);
     await admin.query(
       `CREATE TABLE ${schema}.${MIGRATIONS_TABLE} (version integer PRIMARY KEY, applied_at timestamptz)`,
     );
-    const steps = POSTGRES_MIGRATIONS.slice(0, before(POSTGRES_MIGRATIONS));
+    const steps = POSTGRES_MIGRATIONS.slice(0, versionBefore(POSTGRES_MIGRATIONS));
     for (const [index, step] of steps.entries()) {
       await admin.query(`SET search_path TO ${schema}; ${step}; RESET search_path`);
       await admin.query(`INSERT INTO ${schema}.${MIGRATIONS_TABLE} (version) VALUES ($1)`, [index + 1]);
