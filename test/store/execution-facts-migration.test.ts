@@ -17,7 +17,8 @@ import { POSTGRES_AVAILABLE, TEST_POSTGRES_URL, testSchemas } from './postgres.j
 import { execution, task } from './records.js';
 
 /** How many migrations come before the one that adds `pull_request_url`. */
-const versionBefore = (migrations: readonly string[]) => migrations.findIndex((step) => step.includes('pull_request_url'));
+const versionBefore = (migrations: readonly string[]) =>
+  migrations.findIndex((step) => step.includes('pull_request_url'));
 
 const FACTS = { pullRequestUrl: 'https://github.com/acme/app/pull/3', turnCount: 2 };
 
@@ -43,10 +44,6 @@ function oldColumns(): { names: string[]; values: unknown[] } {
 describe('the execution facts migration (SQLite)', () => {
   const dir = mkdtempSync(join(tmpdir(), 'harmflow-execution-facts-'));
   afterAll(() => rmSync(dir, { recursive: true, force: true }));
-
-  it('is the last migration, and the one before it is where a database of the version before stops', () => {
-    expect(versionBefore(SQLITE_MIGRATIONS)).toBe(SQLITE_MIGRATIONS.length - 1);
-  });
 
   it('upgrades a database of the version before, keeping its executions', async () => {
     const file = join(dir, 'harmflow.db');
@@ -76,7 +73,6 @@ describe.runIf(POSTGRES_AVAILABLE)('the execution facts migration (PostgreSQL)',
   const schemas = testSchemas();
 
   it('upgrades a schema of the version before, keeping its executions', async () => {
-    expect(versionBefore(POSTGRES_MIGRATIONS)).toBe(POSTGRES_MIGRATIONS.length - 1);
     const schema = schemas.newSchema();
     const { admin } = schemas;
     await admin.query(`CREATE SCHEMA ${schema}`);
