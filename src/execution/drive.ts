@@ -44,7 +44,6 @@ import { executionSandbox } from './attempt-sandbox.js';
 import { type AttemptContext, CONTEXT_VERSION, type ExecutionContext } from './context-schema.js';
 import { type ExecutionControl, switchAskedMessage } from './control.js';
 import { latestPullRequestUrl, turnsCompletedWith } from './execution-facts.js';
-import { followUpRoute } from './follow-up-route.js';
 import { noForgeWarning } from './forge-check.js';
 import { buildHandoffPrompt, type HandledMessage } from './handoff.js';
 import { LinkChoice, type LinkStop } from './link-choice.js';
@@ -384,15 +383,12 @@ export async function drive(input: DriveInput, options: DriveOptions): Promise<D
           nearLimitNoted = true;
         }
         turn = next;
-        const route = followUpRoute({
-          number,
-          harness: spec.harness,
-          outcome: result.outcome,
-          sessionId: observer.sessionId,
-          sessionHome: continued?.attempt,
-        });
-        if (route.kind === 'fresh') {
-          recorder.executor('warning', { message: `${route.reason}: turn ${turn.id} starts a new attempt` }, ref);
+        if (observer.sessionId === undefined) {
+          recorder.executor(
+            'warning',
+            { message: `${spec.harness} reported no session to resume: turn ${turn.id} starts a new attempt` },
+            ref,
+          );
           attemptEnd = { result, outcome: 'completed', message: result.message, moreTurns: true };
           break;
         }
@@ -415,12 +411,7 @@ export async function drive(input: DriveInput, options: DriveOptions): Promise<D
           ...(spec.model !== undefined && { model: spec.model }),
           simulated: spec.simulate !== undefined,
           outcome,
-          ...compact({
-            message,
-            resetsAt: result.resetsAt,
-            resumedSession: continued?.sessionId,
-            sessionHome: continued?.attempt,
-          }),
+          ...compact({ message, resetsAt: result.resetsAt, sessionHome: continued?.attempt }),
           startedAt: attemptStarted,
           endedAt: result.endedAt,
           ...(before && { before }),
