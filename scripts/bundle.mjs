@@ -7,7 +7,7 @@
  *    it took 2.4× a bare `node -e ""` (zod/mini alone ~90 ms of module loading); one bundle, with zod
  *    tree-shaken to the schemas the runner uses, took 1.3–1.5× (bench/gate.mjs, BENCHMARKS.md).
  * 2. The everyday verbs' entries into dist/cli-bundle/ (src/cli/bundled-verbs.ts runs them): the
- *    record verbs and the terminal UI each with only their own code; `--help` from the verbs' usage
+ *    record verbs, the terminal UI and the workflow verbs each with only their own code; `--help` from the verbs' usage
  *    recorded here from the whole program; the manifest that maps verbs to entries; and
  *    src/cli/bundled-verbs.ts itself as launch.cjs, which bin/harmflow.js requires.
  */
@@ -35,7 +35,8 @@ async function bundleGateRunner() {
 
 /**
  * The verb entries: which module registers their verbs, what the entry waits for before it runs a
- * verb, and the plugins that shape its packages. Each is CommonJS, which src/cli/bundled-verbs.ts
+ * verb, the plugins that shape its packages and the packages it leaves in node_modules besides
+ * EXTERNAL. Each is CommonJS, which src/cli/bundled-verbs.ts
  * compiles with V8's code cache; the terminal UI's takes three plugins for that and for its first
  * frame (below).
  */
@@ -46,6 +47,15 @@ const ENTRIES = {
     register: 'registerUi',
     waitsFor: { module: 'tui/deferred-yoga.js', name: 'yogaLoaded' },
     plugins: [yogaDeferred(), inkWithoutDevtools(), fastText()],
+  },
+  // zod stays in node_modules so the user's workflow file and the engine share one zod (its output
+  // schemas); the cluster's clients load only with --store/--queue, and bullmq reads its scripts from
+  // its own folder.
+  workflow: {
+    module: 'cli/workflow.js',
+    register: 'registerWorkflow',
+    plugins: [],
+    external: ['zod', 'pg', 'bullmq', 'ioredis'],
   },
 };
 /** Packages a bundle leaves to node_modules: Node's own and the native addon. */
@@ -67,7 +77,8 @@ async function bundleVerbs() {
   for (const [name, source] of Object.entries(sources)) {
     const verbs = ENTRIES[name] ? await verbsOf(ENTRIES[name]) : [];
     const plugins = ENTRIES[name]?.plugins ?? [];
-    manifest.entries[name] = { ...(await bundleEntry(outDir, name, source, plugins)), verbs };
+    const external = [...EXTERNAL, ...(ENTRIES[name]?.external ?? [])];
+    manifest.entries[name] = { ...(await bundleEntry(outDir, name, source, plugins, external)), verbs };
   }
   writeFileSync(`${outDir}/manifest.json`, `${JSON.stringify(manifest, null, 2)}\n`);
   await bundleLauncher(outDir);
@@ -90,9 +101,11 @@ function verbSource(entry) {
   const { waitsFor } = entry;
   return `import { runCli } from '${dist}/cli/run-cli.js';
 import { overrideExits, rootCommand } from '${dist}/cli/root-command.js';
+import { useModuleImporter } from '${dist}/core/module-importer.js';
 import { ${entry.register} } from '${dist}/${entry.module}';
 ${waitsFor ? `import { ${waitsFor.name} } from '${dist}/${waitsFor.module}';` : ''}
-export async function main(argv) {
+export async function main(argv, verbs, importModule) {
+  useModuleImporter(importModule);
   ${waitsFor ? `await ${waitsFor.name};` : ''}
   const program = rootCommand();
   ${entry.register}(program);
@@ -201,11 +214,11 @@ const lazyChildProcess = {
 };
 
 /** Bundles one entry; returns its file and the packages it holds or loads, at start or later. */
-async function bundleEntry(outDir, name, source, plugins) {
+async function bundleEntry(outDir, name, source, plugins, external) {
   const bundle = await rolldown({
     input: { [name]: `${VIRTUAL}${name}` },
     platform: 'node',
-    external: EXTERNAL,
+    external,
     logLevel: 'warn',
     // React's production build only: the development one times every render, and doubles the chunk.
     transform: { define: { 'process.env.NODE_ENV': '"production"' } },

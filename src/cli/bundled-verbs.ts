@@ -1,7 +1,8 @@
 /**
- * The everyday verbs run from bundles: `--version`, `--help` and the verbs of the record and
- * terminal-UI entries (`ls`, `show`, `events`, `context`, `ui`). Each entry is one minified file in
- * dist/cli-bundle/ that holds only its verbs' code, zod and commander included (scripts/bundle.mjs,
+ * The everyday verbs run from bundles: `--version`, `--help` and the verbs of the record,
+ * terminal-UI and workflow entries (`ls`, `show`, `events`, `context`, `ui`, `workflow`). Each entry
+ * is one minified file in dist/cli-bundle/ that holds only its verbs' code, commander included, and
+ * zod except in the workflow entry, which shares the user's (scripts/bundle.mjs,
  * part of `npm run build`), so a verb does not load the other verbs' modules one by one — the cost
  * that made every verb take 5–6× a bare Node start (BENCHMARKS.md, "CLI verb start").
  *
@@ -10,7 +11,8 @@
  * `events` runs other functions than `ls`). A verb's first run after a build, or on another Node,
  * compiles and writes its caches (atomically, best effort — a read-only install runs without them);
  * later runs skip the compiling. (The terminal UI's entry is CommonJS too: the build gives Ink a
- * yoga that loads without a top-level await, src/tui/deferred-yoga.ts.)
+ * yoga that loads without a top-level await, src/tui/deferred-yoga.ts. Code run from a code cache
+ * cannot call `import()`, so each entry gets this module's: core/module-importer.ts.)
  *
  * bin/harmflow.js calls `runBundledVerb` first; `false` means the verb has no entry or the bundles
  * are not built, and the whole program (cli/main.ts) runs it. Both run verbs through cli/run-cli.ts.
@@ -43,8 +45,15 @@ export interface BundleManifest {
   readonly entries: Readonly<Record<string, BundledEntry>>;
 }
 
-/** What each entry exports: runs its verbs on `argv`; `verbs` feeds the root help. */
-type EntryMain = (argv: readonly string[], verbs: readonly VerbSummary[]) => Promise<void>;
+/**
+ * What each entry exports: runs its verbs on `argv`; `verbs` feeds the root help; `importModule` is
+ * this module's own `import()`, which code run from a code cache cannot call (core/module-importer.ts).
+ */
+type EntryMain = (
+  argv: readonly string[],
+  verbs: readonly VerbSummary[],
+  importModule: (url: string) => Promise<unknown>,
+) => Promise<void>;
 
 /** Runs `argv`'s verb from its bundle; false when it has none (the whole program runs it). */
 export async function runBundledVerb(argv: readonly string[]): Promise<boolean> {
@@ -58,7 +67,7 @@ export async function runBundledVerb(argv: readonly string[]): Promise<boolean> 
   const entry = entryName === undefined ? undefined : manifest.entries[entryName];
   if (entry === undefined) return false;
   const main = requireWithCodeCache(join(BUNDLE_DIR, entry.file), cacheKey(argv)).main as EntryMain;
-  await main(argv, manifest.verbs);
+  await main(argv, manifest.verbs, (url) => import(url));
   return true;
 }
 
@@ -98,7 +107,6 @@ function requireWithCodeCache(file: string, key: string): Record<string, unknown
   const script = new vm.Script(`(function (exports, require, module, __filename, __dirname) {${source}\n})`, {
     filename: file,
     cachedData,
-    importModuleDynamically: vm.constants.USE_MAIN_CONTEXT_DEFAULT_LOADER,
   });
   if (cachedData === undefined || script.cachedDataRejected) {
     // At exit, so the cache holds every function this run compiled, not only the top level.

@@ -9,6 +9,7 @@ import { resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { z } from 'zod';
 import { describeError } from '../core/errors.js';
+import { importModule } from '../core/module-importer.js';
 import type { ModelProvider, WorkflowDefinition } from './define.js';
 import { WorkflowDefinitionError } from './validate.js';
 
@@ -52,7 +53,7 @@ export async function loadWorkflowModule(path: string, version?: string): Promis
   try {
     const url = pathToFileURL(absolute);
     if (version !== undefined) url.searchParams.set('version', version);
-    loaded = (await import(url.href)) as { default?: unknown };
+    loaded = (await importModule(url.href)) as { default?: unknown };
   } catch (error) {
     throw new WorkflowDefinitionError(`cannot load workflow file ${path}: ${describeError(error)}`, { cause: error });
   }

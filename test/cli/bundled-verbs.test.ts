@@ -5,7 +5,7 @@
  * gives them something to read. Needs dist/ built.
  */
 import { spawnSync } from 'node:child_process';
-import { mkdirSync, readFileSync, renameSync, statSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -17,6 +17,8 @@ const BIN = fileURLToPath(new URL('../../bin/harmflow.js', import.meta.url));
 const WHOLE = fileURLToPath(new URL('../../dist/cli/main.js', import.meta.url));
 const BUNDLE_DIR = fileURLToPath(new URL('../../dist/cli-bundle/', import.meta.url));
 const PACKAGE = fileURLToPath(new URL('../../package.json', import.meta.url));
+/** A workflow file of a model step on a fake provider, with an output schema of the file's own zod. */
+const SPEND_WORKFLOW = fileURLToPath(new URL('./spend-workflow.mjs', import.meta.url));
 
 let bench: Bench;
 let home: string;
@@ -83,6 +85,10 @@ describe('a bundled verb answers as the whole program does', () => {
     ['context', () => ['context', id]],
     ['context --json', () => ['context', id.toUpperCase(), '--json']],
     ['ui without a terminal', () => ['ui']],
+    ['workflow --help', () => ['workflow', '--help']],
+    ['workflow ls', () => ['workflow', 'ls']],
+    ['workflow run over its budget', () => ['workflow', 'run', SPEND_WORKFLOW, '--max-usd', '0.01']],
+    ['workflow run of a file that is not there', () => ['workflow', 'run', join(bench.dir, 'nowhere.mjs')]],
   ];
   for (const [name, args] of cases) {
     it(name, { timeout: 30_000 }, () => {
@@ -116,6 +122,23 @@ describe('the record verbs open only what they need', () => {
       renameSync(aside, database);
     }
     expect(run(BIN, ['events', id.slice(0, 8)]).code).toBe(EXIT.ok);
+  });
+});
+
+describe("the workflow entry's code cache", () => {
+  // Code compiled from a code cache cannot call import() (src/core/module-importer.ts): the second
+  // run, the first from the cache, is the one that would fail to load the file.
+  it("loads the user's workflow file on the run that writes the cache and on the runs that use it", () => {
+    // Over its budget: the file is loaded and planned, and nothing starts.
+    const args = ['workflow', 'run', SPEND_WORKFLOW, '--max-usd', '0.01'];
+    const whole = run(WHOLE, args);
+    expect(whole.stdout).toMatch(/^label +model +3 /m);
+    expect(whole.code).toBe(EXIT.planOverLimits);
+    rmSync(join(BUNDLE_DIR, 'workflow.cjs.workflow.cache'), { force: true });
+    for (const round of ['writes the cache', 'uses it', 'uses it again']) {
+      expect(run(BIN, args), round).toEqual(whole);
+    }
+    expect(statSync(join(BUNDLE_DIR, 'workflow.cjs.workflow.cache')).size).toBeGreaterThan(1000);
   });
 });
 
