@@ -61,12 +61,24 @@ export const ExecutionWithAttempts = z.object({ execution: Execution, attempts: 
 export type ExecutionWithAttempts = z.infer<typeof ExecutionWithAttempts>;
 
 /**
- * `GET /api/executions?state=…&include=attempts`: the executions, newest first, and each one's id
- * mapped to its attempts, ordered by number (`[]` before its first).
+ * The process an execution's owner file names (`include=owners`): pid, host (absent in files
+ * written before it was kept), and whether it still runs (`null`: on another host, not checked).
+ */
+export const OwnerProcess = z.object({
+  pid: z.int().positive(),
+  host: z.string().exactOptional(),
+  alive: z.boolean().nullable(),
+});
+
+/**
+ * `GET /api/executions?state=…&include=attempts,owners`: the executions, newest first, each one's id
+ * mapped to its attempts, ordered by number (`[]` before its first), and, for those that have an
+ * owner file, to the process it names (`owners`: only when asked for).
  */
 export const ExecutionList = z.object({
   executions: z.array(Execution),
   attempts: z.record(z.string(), z.array(Attempt)),
+  owners: z.record(z.string(), OwnerProcess).exactOptional(),
 });
 export type ExecutionList = z.infer<typeof ExecutionList>;
 
@@ -166,8 +178,17 @@ export const EventEnvelope = z.object({
   data: z.record(z.string(), z.unknown()),
 }) satisfies z.ZodType<EventRecord>;
 
-/** `POST /api/stop` (202). */
-export const Stopping = z.object({ stopping: z.literal(true) });
+/**
+ * `POST /api/stop` (202): the executions the stop suspends, counted as the service answered (they
+ * carry on at its next start). Absent from a service older than it.
+ */
+export const Stopping = z.object({
+  stopping: z.literal(true),
+  suspending: z
+    .object({ running: z.int().nonnegative(), waiting: z.int().nonnegative(), queued: z.int().nonnegative() })
+    .exactOptional(),
+});
+export type Stopping = z.infer<typeof Stopping>;
 
 /**
  * A workflow run as `/api/workflows` shows it (docs/api.md): the stored run with its state as it is

@@ -66,6 +66,7 @@ export type {
   Changes,
   ExecutionList,
   ExecutionWithAttempts,
+  Stopping,
   Turn,
   WorkflowRun,
   WorkflowRunWithSteps,
@@ -176,7 +177,7 @@ export interface ServiceClient {
    * `Idempotency-Key`, retried with it while the service restarts (retry.ts): one call, one execution.
    */
   submit(task: TaskFileInput, options?: WriteOptions): Promise<ExecutionRecord>;
-  /** `GET /api/executions?state=live|ended&include=attempts`: live (queued, running, waiting) or ended, newest first. */
+  /** `GET /api/executions?state=live|ended&include=attempts,owners`: live (queued, running, waiting) or ended, newest first. */
   executions(state: 'live' | 'ended'): Promise<ExecutionList>;
   /** `GET /api/executions`: the id of every execution, live and ended (to resolve a prefix). */
   executionIds(): Promise<string[]>;
@@ -215,8 +216,8 @@ export interface ServiceClient {
   hold(reason: string): Promise<AdmissionStatus>;
   /** `POST /api/admission/release`. */
   release(): Promise<AdmissionStatus>;
-  /** `POST /api/stop`: the service stops taking requests and exits. */
-  stop(): Promise<void>;
+  /** `POST /api/stop`: the service stops taking requests and exits; resolves to its answer. */
+  stop(): Promise<Stopping>;
 }
 
 /**
@@ -338,7 +339,7 @@ export function createClient(options: ClientOptions): ServiceClient {
     submit: async (task, write = {}) =>
       (await call('POST', '/api/executions', ExecutionBody, { task }, write.idempotencyKey ?? crypto.randomUUID()))
         .execution,
-    executions: (state) => call('GET', `/api/executions?state=${state}&include=attempts`, ExecutionList),
+    executions: (state) => call('GET', `/api/executions?state=${state}&include=attempts,owners`, ExecutionList),
     executionIds: async () =>
       (await call('GET', '/api/executions', ExecutionIds)).executions.map((execution) => execution.id),
     execution: async (id) => call('GET', executionPath(id), ExecutionWithAttempts),
@@ -380,9 +381,7 @@ export function createClient(options: ClientOptions): ServiceClient {
     admission: () => call('GET', '/api/admission', AdmissionStatus),
     hold: (reason) => call('POST', '/api/admission/hold', AdmissionStatus, { reason }),
     release: () => call('POST', '/api/admission/release', AdmissionStatus),
-    stop: async () => {
-      await call('POST', '/api/stop', Stopping);
-    },
+    stop: () => call('POST', '/api/stop', Stopping),
   };
 }
 

@@ -9,6 +9,8 @@ import { formatBytes } from '../core/bytes.js';
 import { harmflowHome } from '../core/home.js';
 import { LIVE_STATES } from '../core/outcome.js';
 import { type ExecutionDisk, executionDisk } from '../execution/execution-disk.js';
+import { pullRequestCell } from '../execution/execution-facts.js';
+import { ownerCell, ownersOf } from '../execution/owners.js';
 import { printLine, sayLine } from './print-line.js';
 import { executionIdFor, findExecution, openRecordStore } from './record-home.js';
 
@@ -31,18 +33,28 @@ export function registerRecords(program: Command): void {
         const rows = await store.listExecutions(options.all ? {} : { states: LIVE_STATES });
         // A tree that cannot be read (EACCES) has an unknown size: `-`, and no `disk` in JSON.
         const disks = await Promise.all(rows.map((row) => executionDisk(home, row).catch(() => undefined)));
+        const owners = ownersOf(
+          home,
+          rows.map((row) => row.id),
+        );
         if (options.json) {
-          const withDisk = rows.map((row, at) => ({ ...row, ...(disks[at] !== undefined && { disk: disks[at] }) }));
-          return printLine(JSON.stringify(withDisk, null, 2));
+          const listed = rows.map((row, at) => ({
+            ...row,
+            ...(disks[at] !== undefined && { disk: disks[at] }),
+            ...(owners[row.id] !== undefined && { owner: owners[row.id] }),
+          }));
+          return printLine(JSON.stringify(listed, null, 2));
         }
         if (rows.length === 0)
           return sayLine(options.all ? 'no executions' : 'no live executions (ls --all shows ended ones)');
+        const ownerCells = rows.map((row) => ownerCell(owners[row.id]));
+        const ownerWidth = Math.max('OWNER'.length, ...ownerCells.map((cell) => cell.length));
         sayLine(
-          `${'ID'.padEnd(26)}  ${'STATE'.padEnd(10)}  ${'ATT'.padEnd(3)}  ${'HARNESS'.padEnd(12)}  ${'DISK'.padEnd(DISK_WIDTH)}  ${'CREATED'.padEnd(19)}  TASK`,
+          `${'ID'.padEnd(26)}  ${'STATE'.padEnd(10)}  ${'ATT'.padEnd(3)}  ${'TURNS'.padEnd(5)}  ${'PR'.padEnd(PR_WIDTH)}  ${'OWNER'.padEnd(ownerWidth)}  ${'HARNESS'.padEnd(12)}  ${'DISK'.padEnd(DISK_WIDTH)}  ${'CREATED'.padEnd(19)}  TASK`,
         );
         rows.forEach((row, at) => {
           sayLine(
-            `${row.id}  ${row.state.padEnd(10)}  ${String(row.attemptCount).padEnd(3)}  ${(row.currentHarness ?? '-').padEnd(12)}  ${diskColumn(disks[at]).padEnd(DISK_WIDTH)}  ${row.createdAt.slice(0, 19).replace('T', ' ')}  ${row.taskName}`,
+            `${row.id}  ${row.state.padEnd(10)}  ${String(row.attemptCount).padEnd(3)}  ${String(row.turnCount ?? '-').padEnd(5)}  ${pullRequestCell(row.pullRequestUrl).padEnd(PR_WIDTH)}  ${(ownerCells[at] ?? '-').padEnd(ownerWidth)}  ${(row.currentHarness ?? '-').padEnd(12)}  ${diskColumn(disks[at]).padEnd(DISK_WIDTH)}  ${row.createdAt.slice(0, 19).replace('T', ' ')}  ${row.taskName}`,
           );
         });
       } finally {
@@ -115,6 +127,9 @@ export function registerRecords(program: Command): void {
       printContext(home.contextFile(executionId), executionId, options);
     });
 }
+
+/** `#12345`: a pull request's number, as wide as the PR column gets below pull request 100 000. */
+const PR_WIDTH = 6;
 
 /** `12.3 MiB (wt gone)` is the widest the DISK column gets, bar sizes of 100 TiB and more. */
 const DISK_WIDTH = 18;

@@ -26,6 +26,7 @@ import {
   type ExecutionService,
   type IdempotentRequest,
   type SentMessage,
+  type Suspending,
   submittedBefore,
   type WriteOptions,
 } from '../service/execution-service.js';
@@ -174,6 +175,11 @@ export class ClusterExecutions implements ExecutionService {
       ...(model !== undefined && { model }),
       ...(reason !== undefined && { reason }),
     });
+  }
+
+  /** An API node drives no execution: stopping it suspends none (the workers drive them). */
+  async suspending(): Promise<Suspending> {
+    return { running: 0, waiting: 0, queued: 0 };
   }
 
   /** Records `command` in the inbox (ConflictError once the queue closed), then dispatches. */

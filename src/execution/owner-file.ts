@@ -1,6 +1,7 @@
 /**
- * Who drives an execution: `runs/<execution>/owner` names the one process that does (its pid and,
- * on Linux, its start time, so a recycled pid is not mistaken for the owner). The process that
+ * Who drives an execution: `runs/<execution>/owner` names the one process that does (its pid, on
+ * Linux its start time, so a recycled pid is not mistaken for the owner, and its host name: one line
+ * `<pid> <start time> <host>`; files written before the host was kept have none). The process that
  * creates an execution owns it; a process that carries on an open execution (the service after a
  * restart) claims it first, and may do so only when the named owner is gone. So `harmflow run` in a
  * terminal and a service on the same state directory never drive the same execution twice. Within
@@ -8,6 +9,7 @@
  * removes its worktree, and a follow-up reopening that execution cannot both have it.
  */
 import { linkSync, readFileSync, unlinkSync, writeFileSync } from 'node:fs';
+import { hostname } from 'node:os';
 import { PRIVATE_FILE_MODE } from '../core/home.js';
 import { stillRunning, thisProcess } from '../proc/process-identity.js';
 
@@ -27,8 +29,13 @@ export function claimOwnership(file: string): boolean {
   return claimed;
 }
 
+/** The line that names this process as an owner. */
+function ownerLine(): string {
+  return `${thisProcess()} ${hostname()}`;
+}
+
 function claim(file: string): boolean {
-  const mine = thisProcess();
+  const mine = ownerLine();
   const temp = `${file}.${process.pid}.tmp`;
   writeFileSync(temp, `${mine}\n`, { mode: PRIVATE_FILE_MODE });
   try {
@@ -58,15 +65,14 @@ function claim(file: string): boolean {
 /** Gives up ownership, if this process has it. */
 export function releaseOwnership(file: string): void {
   held.delete(file);
-  const mine = thisProcess();
-  if (readOwner(file) === mine) unlinkSync(file);
+  if (readOwner(file) === ownerLine()) unlinkSync(file);
 }
 
 /** True when a live process other than this one owns the execution. */
 export function ownedElsewhere(file: string): boolean {
   const current = readOwner(file);
   if (current === undefined) return false;
-  return current !== thisProcess() && stillRunning(current);
+  return current !== ownerLine() && stillRunning(current);
 }
 
 /**
@@ -76,6 +82,29 @@ export function ownedElsewhere(file: string): boolean {
 export function ownedByLiveProcess(file: string): boolean {
   const current = readOwner(file);
   return current !== undefined && stillRunning(current);
+}
+
+/** The process an owner file names, as observed now. */
+export interface OwnerProcess {
+  readonly pid: number;
+  /** Its host name; absent in files written before HarmFlow kept it. */
+  readonly host?: string;
+  /**
+   * Whether it still runs: checked on this machine by pid and start time; `null` when the file names
+   * another host (not checked). `false` is a stale file: that process is gone and drives nothing.
+   */
+  readonly alive: boolean | null;
+}
+
+/** Who the owner file `file` names, or undefined when there is none (nobody drives the execution). */
+export function ownerProcess(file: string): OwnerProcess | undefined {
+  const line = readOwner(file);
+  if (line === undefined) return undefined;
+  const [pid, , host] = line.split(' ');
+  const number = Number(pid);
+  if (!Number.isSafeInteger(number) || number <= 0) return undefined;
+  const elsewhere = host !== undefined && host !== hostname();
+  return { pid: number, ...(host !== undefined && { host }), alive: elsewhere ? null : stillRunning(line) };
 }
 
 function readOwner(file: string): string | undefined {

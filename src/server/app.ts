@@ -84,7 +84,14 @@ export function createApp(options: AppOptions): Hono {
     executionRoutes({ home, store, registry: options.registry, diskSizes, ...(cluster !== undefined && { cluster }) }),
   );
   app.route('/api/executions', diskRoutes({ home, store, sizes: diskSizes, cluster: cluster !== undefined }));
-  app.route('/api', admissionRoutes({ admission: options.admission, stop: options.stop }));
+  app.route(
+    '/api',
+    admissionRoutes({
+      admission: options.admission,
+      stop: options.stop,
+      suspending: () => options.registry.suspending(),
+    }),
+  );
   app.route('/api/session', sessionRoutes(cookie));
   app.route('/api/tasks', taskRoutes({ cluster: cluster !== undefined }));
   app.route('/api/harnesses', harnessRoutes(options.searchPath ?? process.env.PATH ?? '', store));

@@ -96,4 +96,21 @@ export interface ExecutionService {
   resume(id: string): Promise<ExecutionRecord>;
   /** Asks `id` to carry on with `request.harness` now. ConflictError unless it is `running` or `waiting`. */
   switch(id: string, request: SwitchRequest): Promise<ExecutionRecord>;
+  /**
+   * What stopping this process would suspend now: the executions it drives, counted by where each
+   * is. Suspended executions are not ended: they carry on at the next start (docs/service.md).
+   */
+  suspending(): Promise<Suspending>;
+}
+
+/**
+ * The executions a stop suspends, counted when it is asked (`POST /api/stop` answers with it before
+ * the stop is done): `running` a turn or between turns, `waiting` for a quota reset, `queued` for an
+ * admission slot. Each carries on at the next start, unless it ends on its own first (a turn that
+ * completes before its interrupt lands, with nothing queued behind it).
+ */
+export interface Suspending {
+  readonly running: number;
+  readonly waiting: number;
+  readonly queued: number;
 }

@@ -20,7 +20,13 @@ import { claimOwnership, ownedElsewhere } from '../execution/owner-file.js';
 import { checkLink, preflight } from '../execution/preflight.js';
 import { type ExecutionRecord, type Store, SubmitKeyTakenError } from '../store/store.js';
 import type { Admission } from './admission.js';
-import { type ExecutionService, type SentMessage, submittedBefore, type WriteOptions } from './execution-service.js';
+import {
+  type ExecutionService,
+  type SentMessage,
+  type Suspending,
+  submittedBefore,
+  type WriteOptions,
+} from './execution-service.js';
 import { ExecutionOwner, type OwnerDeps } from './owner.js';
 import { DurableQueue } from './queue.js';
 
@@ -226,6 +232,22 @@ export class Registry implements ExecutionService {
       });
     })();
     return this.#stopping;
+  }
+
+  /**
+   * The executions whose owners are alive now, by where each is: `queued` while its owner waits for
+   * a slot, else its stored state (`waiting` for a quota reset, or `running`). The owners are taken
+   * at the call; their states read after.
+   */
+  async suspending(): Promise<Suspending> {
+    const owners = [...this.#owners.values()].filter((owner) => owner.phase !== 'done');
+    const counts = { running: 0, waiting: 0, queued: 0 };
+    for (const owner of owners) {
+      if (owner.phase === 'queued') counts.queued += 1;
+      else if ((await this.#options.store.getExecution(owner.id))?.state === 'waiting') counts.waiting += 1;
+      else counts.running += 1;
+    }
+    return counts;
   }
 
   /** Resolves when every owner now alive is done (for tests and benchmarks). */

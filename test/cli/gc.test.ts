@@ -83,7 +83,7 @@ describe('harmflow gc', () => {
     const ls = harmflow('ls', '--all');
     expect(ls.code).toBe(EXIT.ok);
     const [header, ...rows] = ls.stdout.trimEnd().split('\n');
-    expect(header).toMatch(/^ID +STATE +ATT +HARNESS +DISK +CREATED +TASK$/);
+    expect(header).toMatch(/^ID +STATE +ATT +TURNS +PR +OWNER +HARNESS +DISK +CREATED +TASK$/);
     const diskColumn = header?.indexOf('DISK') ?? -1;
     const row = (record: ExecutionRecord) => rows.find((line) => line.startsWith(record.id))?.slice(diskColumn);
     expect(row(clean)).toMatch(

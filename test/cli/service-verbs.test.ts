@@ -428,6 +428,22 @@ describe('stop', () => {
     expect(stdout).toBe(`the HarmFlow service at ${fake.url} is stopping\n`);
     expect(fake.requests.map((request) => `${request.method} ${request.path}`)).toEqual(['POST /api/stop']);
   });
+
+  it('says how many executions the stop suspends, and --json prints the answer', async () => {
+    const body = { stopping: true, suspending: { running: 2, waiting: 1, queued: 3 } };
+    fake.answer('POST /api/stop', { status: 202, body });
+
+    const { code, stdout } = await harmflow(['stop']);
+    expect(code).toBe(EXIT.ok);
+    expect(stdout).toBe(
+      `the HarmFlow service at ${fake.url} is stopping: it suspends 2 running, 1 waiting and 3 queued execution(s), which carry on at its next start\n`,
+    );
+
+    fake.answer('POST /api/stop', { status: 202, body });
+    const json = await harmflow(['stop', '--json']);
+    expect(json.code).toBe(EXIT.ok);
+    expect(JSON.parse(json.stdout)).toStrictEqual(body);
+  });
 });
 
 describe('reaching the service', () => {

@@ -1,3 +1,4 @@
+import { hostname } from 'node:os';
 import type { Hono } from 'hono';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createApp } from '../../src/server/app.js';
@@ -241,12 +242,50 @@ describe('POST /api/executions/:id/switch', () => {
   });
 });
 
+describe('GET /api/executions?include=owners', () => {
+  it('names the process and host that drive a live execution, and none once it ended', {
+    timeout: 20_000,
+  }, async () => {
+    const slow = bench.scenario('slow', {
+      pace: '500ms',
+      steps: [...Array.from({ length: 4 }, (_, at) => ({ say: `line ${at + 1}` })), { end: 'complete' }],
+    });
+    const submitted = await post('/api/executions', { task: taskBody({ harness: simulated('codex', slow) }) });
+    const { execution } = (await submitted.json()) as { execution: { id: string } };
+    const owners = async () =>
+      ((await (await request(app, '/api/executions?include=owners')).json()) as { owners: Record<string, unknown> })
+        .owners;
+    expect(await owners()).toStrictEqual({ [execution.id]: { pid: process.pid, host: hostname(), alive: true } });
+    await bench.registry.settled();
+    expect((await bench.store.getExecution(execution.id))?.state).toBe('succeeded');
+    expect(await owners()).toStrictEqual({});
+  });
+});
+
 describe('POST /api/stop', () => {
   it('answers 202 and stops the service', async () => {
     const response = await post('/api/stop', {});
     expect(response.status).toBe(202);
-    expect(await response.json()).toEqual({ stopping: true });
+    expect(await response.json()).toEqual({ stopping: true, suspending: { running: 0, waiting: 0, queued: 0 } });
     await new Promise((resolve) => setImmediate(resolve));
     expect(stops).toBe(1);
+  });
+
+  it('answers with what the stop suspends: the running and the queued executions', { timeout: 20_000 }, async () => {
+    bench.host.coreCount = 1;
+    const slow = bench.scenario('slow', {
+      pace: '1s',
+      steps: [...Array.from({ length: 8 }, (_, at) => ({ say: `line ${at + 1}` })), { end: 'complete' }],
+    });
+    for (const name of ['first', 'second']) {
+      const submitted = await post('/api/executions', { task: taskBody({ name, harness: simulated('codex', slow) }) });
+      expect(submitted.status).toBe(201);
+    }
+    await expect
+      .poll(async () => (await bench.store.listExecutions({ states: ['running'] })).length, { timeout: 10_000 })
+      .toBe(1);
+    const response = await post('/api/stop', {});
+    expect(response.status).toBe(202);
+    expect(await response.json()).toEqual({ stopping: true, suspending: { running: 1, waiting: 0, queued: 1 } });
   });
 });

@@ -20,6 +20,7 @@ import type { Task } from '../../core/task.js';
 import { describeIssue } from '../../core/task-file.js';
 import { type EventData, parseEventRecord } from '../../events/schema.js';
 import { StoredContext } from '../../execution/context-schema.js';
+import { ownersOf } from '../../execution/owners.js';
 import type { DiskSizes } from '../../service/disk-sizes.js';
 import type { ExecutionService } from '../../service/execution-service.js';
 import type { AttemptRecord, ExecutionRecord, Store } from '../../store/store.js';
@@ -31,15 +32,17 @@ import { diskOf } from './disk.js';
 
 const ENDED: readonly ExecutionState[] = STATES.filter((state) => FINAL_STATES.has(state));
 
-/** What `include` may ask for, comma-separated: `attempts`, `waits`, `disk`. */
-const Include = z.enum(['attempts', 'waits', 'disk']);
+/** What `include` may ask for, comma-separated: `attempts`, `waits`, `disk`, `owners`. */
+const Include = z.enum(['attempts', 'waits', 'disk', 'owners']);
 
 const ListQuery = z.object({
   state: z.enum(['live', 'ended']).optional(),
   /**
    * `attempts`: the answer also maps each listed execution's id to its attempts; `waits`: each
    * listed `waiting` execution's id to what it waits for; `disk`: each listed execution's id to what
-   * its worktree and run directory take on disk (src/server/routes/disk.ts). Several: `attempts,waits`.
+   * its worktree and run directory take on disk (src/server/routes/disk.ts); `owners`: each listed
+   * execution that has an owner file to the process it names, checked now (src/execution/owners.ts;
+   * none in cluster mode, where the workers' state directories hold them). Several: `attempts,waits`.
    */
   include: z
     .string()
@@ -159,6 +162,14 @@ export function executionRoutes({ home, store, registry, diskSizes, cluster }: E
         waits: await waitsOf(executions, cluster?.latestWait ?? ((id) => latestWait(home.eventsFile(id)))),
       }),
       ...(include.includes('disk') && { disk: cluster ? {} : await diskOf(home, executions, diskSizes) }),
+      ...(include.includes('owners') && {
+        owners: cluster
+          ? {}
+          : ownersOf(
+              home,
+              executions.map((execution) => execution.id),
+            ),
+      }),
     });
   });
 
