@@ -6,6 +6,7 @@
 import { z } from 'zod';
 import { ExecutionState, Outcome } from '../core/outcome.js';
 import type { ExecutionDisk } from '../execution/execution-disk.js';
+import type { SessionRouting } from '../execution/session-routing.js';
 import type { AttemptRecord, ExecutionRecord } from '../store/store.js';
 import type { EventRecord } from '../web/records.js';
 import type { WorkspaceChanges } from '../workspace/changes.js';
@@ -56,8 +57,30 @@ export const Attempt = z.object({
 /** `POST /api/executions` (201) and `POST /api/executions/:id/cancel` (202). */
 export const ExecutionBody = z.object({ execution: Execution });
 
-/** `GET /api/executions/:id`. */
-export const ExecutionWithAttempts = z.object({ execution: Execution, attempts: z.array(Attempt) });
+/** An execution's session routing (src/execution/session-routing.ts; docs/service.md, "Session routing"). */
+export const Routing = z.object({
+  execution: z.string(),
+  sessions: z.array(
+    z.object({
+      harness: z.string(),
+      sessionId: z.string().exactOptional(),
+      attempts: z.array(z.int().min(1)),
+      resumedFrom: z.string().exactOptional(),
+    }),
+  ),
+  running: z.object({ attempt: z.int().min(1), harness: z.string() }).exactOptional(),
+  nextFollowUp: z.discriminatedUnion('kind', [
+    z.object({ kind: z.literal('resume'), harness: z.string(), sessionId: z.string(), attempt: z.int().min(1) }),
+    z.object({ kind: z.enum(['fresh', 'waits', 'refused']), reason: z.string() }),
+  ]),
+}) satisfies z.ZodType<SessionRouting>;
+
+/** `GET /api/executions/:id`; `routing` is absent from a service older than it. */
+export const ExecutionWithAttempts = z.object({
+  execution: Execution,
+  attempts: z.array(Attempt),
+  routing: Routing.exactOptional(),
+});
 export type ExecutionWithAttempts = z.infer<typeof ExecutionWithAttempts>;
 
 /**

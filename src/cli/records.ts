@@ -1,8 +1,9 @@
 /**
- * The record commands: `ls`, `show ID`, `events ID`, `context ID`. Each reads HARMFLOW_HOME and
- * prints a readable form, inert for a terminal (core/terminal-text.ts: what a harness wrote shows its
- * control characters as escapes), or JSON with `--json`. `ls` and `show` measure what each execution's
- * worktree and run directory take on disk (a walk of each tree, src/workspace/disk-usage.ts).
+ * The record commands: `ls`, `show ID` (with its session routing: cli/records-routing.ts), `events ID`,
+ * `context ID`. Each reads HARMFLOW_HOME and prints a readable form, inert for a terminal
+ * (core/terminal-text.ts: what a harness wrote shows its control characters as escapes), or JSON with
+ * `--json`. `ls` and `show` measure what each execution's worktree and run directory take on disk (a
+ * walk of each tree, src/workspace/disk-usage.ts).
  */
 import type { Command } from 'commander';
 import { formatBytes } from '../core/bytes.js';
@@ -75,8 +76,12 @@ export function registerRecords(program: Command): void {
         const execution = await findExecution(store, id);
         const attempts = await store.listAttempts(execution.id);
         const disk = await executionDisk(home, execution).catch(() => undefined);
+        const { routingOf, routingLines } = await import('./records-routing.js');
+        const routing = routingOf(home, execution, attempts);
         if (options.json) {
-          return printLine(JSON.stringify({ ...execution, attempts, ...(disk !== undefined && { disk }) }, null, 2));
+          return printLine(
+            JSON.stringify({ ...execution, attempts, ...(disk !== undefined && { disk }), routing }, null, 2),
+          );
         }
         sayLine(`execution ${execution.id}  ${execution.state}${execution.message ? ` — ${execution.message}` : ''}`);
         sayLine(`task      ${execution.taskName}`);
@@ -94,6 +99,7 @@ export function registerRecords(program: Command): void {
             `attempt ${attempt.number}  ${attempt.harness}${attempt.simulated ? ' (simulated)' : ''}${attempt.model ? ` ${attempt.model}` : ''}  ${attempt.outcome ?? 'running'}${attempt.message ? `: ${attempt.message}` : ''}${usage}`,
           );
         }
+        for (const line of routingLines(routing)) sayLine(line);
       } finally {
         await store.close();
       }

@@ -28,6 +28,8 @@ export interface AttemptEnding {
   readonly outcome: Outcome;
   readonly message?: string;
   readonly resetsAt?: string;
+  /** The harness session it was started with, resuming it (a reopened execution's first attempt). */
+  readonly resumedSession?: string;
   /** The attempt whose private home the harness ran with, when it resumed an earlier attempt's session. */
   readonly sessionHome?: number;
   readonly startedAt: string;
@@ -136,6 +138,7 @@ export class AttemptObserver {
       startedAt: ending.startedAt,
       endedAt: ending.endedAt,
       ...(this.sessionId !== undefined && { sessionId: this.sessionId }),
+      ...(ending.resumedSession !== undefined && { resumedSession: ending.resumedSession }),
       ...(ending.sessionHome !== undefined && { sessionHome: ending.sessionHome }),
       ...(ending.resetsAt !== undefined && { resetsAt: ending.resetsAt }),
       ...(lastOperation !== undefined && { lastOperation }),

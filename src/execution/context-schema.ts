@@ -149,6 +149,12 @@ export const AttemptContext = z.object({
   startedAt: z.string().describe('when HarmFlow started it (ISO 8601)'),
   endedAt: z.string().describe('when it ended, as HarmFlow saw it (ISO 8601)'),
   sessionId: z.string().optional().describe('the harness session, as the harness reported it'),
+  resumedSession: z
+    .string()
+    .optional()
+    .describe(
+      'the harness session this attempt was started with, resuming it (a follow-up reopened the execution); absent: it started a new session',
+    ),
   sessionHome: z
     .int()
     .min(1)

@@ -7,7 +7,8 @@
  * allow it, the same execution goes on with the next harness: same worktree and branch, one
  * events.jsonl, one deadline, and a handoff (context.json + a summary in the prompt), and the turn
  * that was not finished is delivered to the new attempt. A follow-up for an attempt whose harness
- * reported no session to resume starts a new attempt on the same link, with the handoff.
+ * reported no session to resume starts a new attempt on the same link, with the handoff (the rule is
+ * follow-up-route.ts, which the views of the routing read too).
  *
  * Before each new attempt the link is chosen (link-choice.ts): the quota registry passes over a link
  * whose harness is known to be out, and when every harness is out the execution waits for the first
@@ -44,6 +45,7 @@ import { executionSandbox } from './attempt-sandbox.js';
 import { type AttemptContext, CONTEXT_VERSION, type ExecutionContext } from './context-schema.js';
 import { type ExecutionControl, switchAskedMessage } from './control.js';
 import { latestPullRequestUrl, turnsCompletedWith } from './execution-facts.js';
+import { followUpRoute } from './follow-up-route.js';
 import { noForgeWarning } from './forge-check.js';
 import { buildHandoffPrompt, type HandledMessage } from './handoff.js';
 import { LinkChoice, type LinkStop } from './link-choice.js';
@@ -307,10 +309,12 @@ export async function drive(input: DriveInput, options: DriveOptions): Promise<D
       /** Set once this attempt was found near its limit with nowhere to switch: it is not looked at again. */
       let nearLimitNoted = false;
       switchedEarly = undefined;
+      /** The session the next turn of this attempt resumes, as followUpRoute gave it. */
+      let routedSession: string | undefined;
       for (let first = true; ; first = false) {
         const delivery = turn.redelivered ? 'redelivered' : delivered.has(turn.id) ? 'handoff' : 'first';
         delivered.add(turn.id);
-        const resumeSessionId = first ? continued?.sessionId : observer.sessionId;
+        const resumeSessionId = first ? continued?.sessionId : routedSession;
         recorder.executor(
           'turn.started',
           { turn: turn.id, text: turn.text, delivery, ...compact({ resumedSession: resumeSessionId }) },
@@ -383,15 +387,19 @@ export async function drive(input: DriveInput, options: DriveOptions): Promise<D
           nearLimitNoted = true;
         }
         turn = next;
-        if (observer.sessionId === undefined) {
-          recorder.executor(
-            'warning',
-            { message: `${spec.harness} reported no session to resume: turn ${turn.id} starts a new attempt` },
-            ref,
-          );
+        const route = followUpRoute({
+          number,
+          harness: spec.harness,
+          outcome: result.outcome,
+          sessionId: observer.sessionId,
+          sessionHome: continued?.attempt,
+        });
+        if (route.kind === 'fresh') {
+          recorder.executor('warning', { message: `${route.reason}: turn ${turn.id} starts a new attempt` }, ref);
           attemptEnd = { result, outcome: 'completed', message: result.message, moreTurns: true };
           break;
         }
+        routedSession = route.sessionId;
       }
       const { result, outcome, message } = attemptEnd;
 
@@ -411,7 +419,12 @@ export async function drive(input: DriveInput, options: DriveOptions): Promise<D
           ...(spec.model !== undefined && { model: spec.model }),
           simulated: spec.simulate !== undefined,
           outcome,
-          ...compact({ message, resetsAt: result.resetsAt, sessionHome: continued?.attempt }),
+          ...compact({
+            message,
+            resetsAt: result.resetsAt,
+            resumedSession: continued?.sessionId,
+            sessionHome: continued?.attempt,
+          }),
           startedAt: attemptStarted,
           endedAt: result.endedAt,
           ...(before && { before }),

@@ -21,6 +21,7 @@ import type { AttemptContext } from './context-schema.js';
 import type { ExecutionControl } from './control.js';
 import { createExecution } from './create.js';
 import { type DriveInput, drive, freshProgress, type Progress } from './drive.js';
+import { followUpRoute } from './follow-up-route.js';
 import { releaseOwnership } from './owner-file.js';
 import { type Preflight, preflight } from './preflight.js';
 import { Recorder } from './recorder.js';
@@ -159,11 +160,9 @@ async function carry(
         // Reopened by a follow-up: its worktree back if gc removed it, a new deadline, and the last attempt's session goes on.
         const worktreeRestored = await restoreRemovedWorktree(home, record);
         deadline = Date.now() + task.timeoutMs;
-        const last = progress.attempts.at(-1);
-        if (last?.outcome === 'completed' && last.sessionId !== undefined) {
-          // Its session lives in the private home it ran with: its own, or the one it resumed in turn.
-          resumeSession = { sessionId: last.sessionId, attempt: last.sessionHome ?? last.number };
-        }
+        // Its session lives in the private home it ran with: its own, or the one it resumed in turn.
+        const route = followUpRoute(progress.attempts.at(-1));
+        if (route.kind === 'resume') resumeSession = { sessionId: route.sessionId, attempt: route.home };
         await store.updateExecution(id, {
           state: 'running',
           endedAt: null,

@@ -1,9 +1,11 @@
 /**
  * Which columns the Executions and History tables show in a given width, and how wide each is, pure.
  * The columns that fit 80 columns always show (id, task, state, harness, attempts, age); a wider
- * table adds, in this order, as many of how long it ran, its tokens, its cost and (Executions only:
- * an ended execution waits for nothing) when its wait's harness resets as fit while the task keeps
- * `TASK_MIN` columns. What is left after them goes to the task, whose name then shows whole.
+ * table adds, in this order, as many of how long it ran, its tokens, its cost, (Executions only: an
+ * ended execution waits for nothing) when its wait's harness resets, the turns it completed, its
+ * pull request and (Executions only: an ended one has no driver) the pid and host that drive it as
+ * fit while the task keeps `TASK_MIN` columns. What is left after them goes to the task, whose name
+ * then shows whole.
  */
 import type { Cells, ExecutionScreen, WideCells } from './rows.js';
 
@@ -38,7 +40,8 @@ function baseColumns(screen: ExecutionScreen): { before: Column[]; after: Column
 
 /**
  * The extra columns, most useful first. Widths hold their longest usual value and a space: `1h02m`
- * under `ELAPSED`, `123.4k`, `$12.34`, `Mar 12, 14:05`.
+ * under `ELAPSED`, `123.4k`, `$12.34`, `Mar 12, 14:05`, `TURNS`, `#12345`, and a pid with a short
+ * host name (`4194304@build-runner-1`; a longer one is cut).
  */
 function extraColumns(screen: ExecutionScreen): Column[] {
   return [
@@ -46,6 +49,9 @@ function extraColumns(screen: ExecutionScreen): Column[] {
     { wide: true, cell: 'tokens', title: 'TOKENS', width: 8 },
     { wide: true, cell: 'cost', title: 'COST', width: 8 },
     ...(screen === 'executions' ? [{ wide: true, cell: 'resets', title: 'RESETS', width: 14 } as const] : []),
+    { wide: true, cell: 'turns', title: 'TURNS', width: 6 },
+    { wide: true, cell: 'pr', title: 'PR', width: 7 },
+    ...(screen === 'executions' ? [{ wide: true, cell: 'owner', title: 'OWNER', width: 23 } as const] : []),
   ];
 }
 

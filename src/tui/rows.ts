@@ -4,11 +4,14 @@
  * (src/web/dom/executions.ts, history.ts): id, task, state (History: the outcome), harness (History:
  * the harnesses in the order they ran), attempts, and age (Executions: since it was created;
  * History: since it ended); and those a wider terminal has room for (list-columns.ts), from what the
- * list's `include=attempts` carries: how long it ran, its tokens and cost summed over its attempts,
- * and on Executions when the harness a waiting execution waits for resets. Disk and the timeout are
- * left for the detail view (the list does not carry them).
+ * list's `include=attempts,owners` carries: how long it ran, its tokens and cost summed over its
+ * attempts, on Executions when the harness a waiting execution waits for resets, the turns it
+ * completed, its pull request, and on Executions the process that drives it. Disk and the timeout
+ * are left for the detail view (the list does not carry them).
  */
 import type { ExecutionList } from '../cli/client.js';
+import { pullRequestCell } from '../execution/execution-facts.js';
+import { ownerCell } from '../execution/owners.js';
 import { formatTokens, formatUsd } from '../web/format.js';
 import { GLOBAL_KEYS, LIST_KEYS, TERMINAL_KEYS } from '../web/keys/keymap.js';
 import { resetTime } from '../web/wait.js';
@@ -28,9 +31,10 @@ export const SCREEN_TITLES: Readonly<Record<Screen, string>> = {
   workflows: 'Workflows',
 };
 
-/** One listed execution with its attempts, as a list screen holds it. */
+/** One listed execution with its attempts and, while it has one, the process its owner file names. */
 export type ListedExecution = ExecutionList['executions'][number] & {
   readonly attempts: ExecutionList['attempts'][string];
+  readonly owner?: NonNullable<ExecutionList['owners']>[string];
 };
 
 /** Each list screen's rows as last received: executions on Executions and History, runs on Workflows. */
@@ -40,9 +44,12 @@ export interface ScreenRows {
   readonly workflows?: readonly ListedRun[];
 }
 
-/** The list's executions in its order, each with its attempts (none when the answer maps none to it). */
+/** The list's executions in its order, each with its attempts (none when the answer maps none to it) and owner. */
 export function listedOf(list: ExecutionList): ListedExecution[] {
-  return list.executions.map((execution) => ({ ...execution, attempts: list.attempts[execution.id] ?? [] }));
+  return list.executions.map((execution) => {
+    const owner = list.owners?.[execution.id];
+    return { ...execution, attempts: list.attempts[execution.id] ?? [], ...(owner !== undefined && { owner }) };
+  });
 }
 
 /** The text of one row's cells. */
@@ -65,6 +72,12 @@ export interface WideCells {
   readonly cost: string;
   /** When the harness a waiting execution waits for resets (its attempt's `resetsAt`); `–` otherwise. */
   readonly resets: string;
+  /** The turns its harnesses completed; `–` on a record written before HarmFlow counted them. */
+  readonly turns: string;
+  /** The pull request it opened, `#42`; `–` while none was. */
+  readonly pr: string;
+  /** The pid and host of the process that drives it, `4242@build-1`, `(gone)` when that process is; `–` for none. */
+  readonly owner: string;
 }
 
 /**
@@ -95,6 +108,9 @@ export function wideCellsOf(row: ListedExecution, now: number): WideCells {
     tokens: formatTokens(sumOf(row.attempts, (attempt) => addKnown(attempt.inputTokens, attempt.outputTokens))),
     cost: formatUsd(sumOf(row.attempts, (attempt) => attempt.costUsd)),
     resets: resetsOf(row, now),
+    turns: row.turnCount === undefined ? '–' : String(row.turnCount),
+    pr: row.pullRequestUrl === undefined ? '–' : pullRequestCell(row.pullRequestUrl),
+    owner: row.owner === undefined ? '–' : ownerCell(row.owner),
   };
 }
 

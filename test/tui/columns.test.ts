@@ -27,17 +27,20 @@ describe('the list screens’ columns', () => {
     expect(taskWidth('executions', 80)).toBe(TASK_MIN + 2);
   });
 
-  it('add elapsed, tokens, cost and reset time as the width allows, the task keeping its minimum', () => {
+  it('add elapsed, tokens, cost, reset time, turns, pull request and owner as the width allows, the task keeping its minimum', () => {
     expect(titles('executions', 100)).toEqual(['ID', 'TASK', 'STATE', 'HARNESS', 'ATT', 'AGE', 'ELAPSED', 'TOKENS']);
-    const all = ['ID', 'TASK', 'STATE', 'HARNESS', 'ATT', 'AGE', 'ELAPSED', 'TOKENS', 'COST', 'RESETS'];
-    expect(titles('executions', 120)).toEqual(all);
+    const upToResets = ['ID', 'TASK', 'STATE', 'HARNESS', 'ATT', 'AGE', 'ELAPSED', 'TOKENS', 'COST', 'RESETS'];
+    expect(titles('executions', 120)).toEqual(upToResets);
+    expect(titles('executions', 140)).toEqual([...upToResets, 'TURNS', 'PR']);
+    const all = [...upToResets, 'TURNS', 'PR', 'OWNER'];
+    expect(titles('executions', 160)).toEqual(all);
     expect(titles('executions', 200)).toEqual(all);
-    for (const width of [80, 90, 100, 110, 120, 200])
+    for (const width of [80, 90, 100, 110, 120, 140, 160, 200])
       expect(taskWidth('executions', width)).toBeGreaterThanOrEqual(TASK_MIN);
-    expect(taskWidth('executions', 200)).toBe(taskWidth('executions', 120) + 80);
+    expect(taskWidth('executions', 200)).toBe(taskWidth('executions', 160) + 40);
   });
 
-  it('show no reset time on History: an ended execution waits for nothing', () => {
+  it('show no reset time and no owner on History: an ended execution waits for nothing, and nobody drives it', () => {
     expect(titles('history', 200)).toEqual([
       'ID',
       'TASK',
@@ -48,6 +51,8 @@ describe('the list screens’ columns', () => {
       'ELAPSED',
       'TOKENS',
       'COST',
+      'TURNS',
+      'PR',
     ]);
   });
 });
@@ -81,6 +86,20 @@ describe('a row’s cells', () => {
       now,
     );
     expect([cells.elapsed, cells.tokens, cells.cost, cells.resets]).toEqual(['4m05s', '1.5k', '$0.10', '–']);
+  });
+
+  it('show the turns, the pull request by its number, and who drives it; – for what is not known', () => {
+    const known = wideCellsOf(
+      row({
+        turnCount: 3,
+        pullRequestUrl: 'https://github.com/acme/app/pull/42',
+        owner: { pid: 4242, host: 'build-1', alive: true },
+      }),
+      now,
+    );
+    expect([known.turns, known.pr, known.owner]).toEqual(['3', '#42', '4242@build-1']);
+    const stale = wideCellsOf(row({ owner: { pid: 4242, alive: false } }), now);
+    expect([stale.turns, stale.pr, stale.owner]).toEqual(['–', '–', '4242 (gone)']);
   });
 
   it('format a duration in its two largest units', () => {

@@ -1,6 +1,6 @@
 /**
  * A loopback HTTP server that answers the list routes the terminal UI reads
- * (`GET /api/executions?state=live|ended&include=attempts`, `GET /api/workflows/runs`, docs/api.md)
+ * (`GET /api/executions?state=live|ended&include=attempts,owners`, `GET /api/workflows/runs`, docs/api.md)
  * and a workflow run's (`GET /api/workflows/runs/:id`, for the runs it has steps of) from records the
  * test gives, behind a bearer token, so the UI runs through the CLI's real client. Anything else is
  * 404 with the API's error body. `close()` is idempotent.
@@ -52,7 +52,7 @@ export async function startFakeService(
       request.method !== 'GET' ||
       url.pathname !== '/api/executions' ||
       (state !== 'live' && state !== 'ended') ||
-      url.searchParams.get('include') !== 'attempts'
+      url.searchParams.get('include') !== 'attempts,owners'
     ) {
       return reply(404, { error: { name: 'NotFoundError', message: `no route ${request.method} ${request.url}` } });
     }

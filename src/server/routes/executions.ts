@@ -1,8 +1,8 @@
 /**
  * Execution routes, mounted at `/api/executions`: submit a task, the list (with each execution's
  * attempts, what each waiting one waits for, and what each takes on disk, on request), one
- * execution with its attempts, its context.json, the files it changed, follow-up messages, cancel,
- * resume and switch. Ids reach these handlers already checked by `requireExecutionId`;
+ * execution with its attempts and its session routing, its context.json, the files it changed,
+ * follow-up messages, cancel, resume and switch. Ids reach these handlers already checked by `requireExecutionId`;
  * bodies and queries are parsed with zod here, and the submit's and the messages' `Idempotency-Key`
  * by ../idempotency.ts. Writes go through the ExecutionService (the Registry,
  * or ClusterExecutions in cluster mode), reads straight to the store (and, for the changes, to the
@@ -21,6 +21,7 @@ import { describeIssue } from '../../core/task-file.js';
 import { type EventData, parseEventRecord } from '../../events/schema.js';
 import { StoredContext } from '../../execution/context-schema.js';
 import { ownersOf } from '../../execution/owners.js';
+import { sessionRouting } from '../../execution/session-routing.js';
 import type { DiskSizes } from '../../service/disk-sizes.js';
 import type { ExecutionService } from '../../service/execution-service.js';
 import type { AttemptRecord, ExecutionRecord, Store } from '../../store/store.js';
@@ -175,8 +176,13 @@ export function executionRoutes({ home, store, registry, diskSizes, cluster }: E
 
   routes.get('/:id', async (c) => {
     const execution = await getExecution(store, c.req.param('id'));
-    const attempts = await store.listAttempts(execution.id);
-    return c.json({ execution, attempts });
+    const [attempts, stored] = await Promise.all([
+      store.listAttempts(execution.id),
+      cluster === undefined ? readContextFile(home.contextFile(execution.id)) : cluster.readContext(execution.id),
+    ]);
+    // A context.json that cannot be read leaves the ended attempts to their store rows.
+    const context = StoredContext.safeParse(stored).data?.attempts ?? [];
+    return c.json({ execution, attempts, routing: sessionRouting({ execution, attempts, context }) });
   });
 
   routes.get('/:id/context', async (c) => {
@@ -186,17 +192,9 @@ export function executionRoutes({ home, store, registry, diskSizes, cluster }: E
       if (stored === undefined) throw new NotFoundError(`execution ${execution.id} has no context.json yet`);
       return c.json(StoredContext.parse(stored));
     }
-    const file = home.contextFile(execution.id);
-    let text: string;
-    try {
-      text = await readFile(file, 'utf8');
-    } catch (error) {
-      if ((error as NodeJS.ErrnoException).code === 'ENOENT') {
-        throw new NotFoundError(`execution ${execution.id} has no context.json yet`);
-      }
-      throw error;
-    }
-    return c.json(StoredContext.parse(JSON.parse(text)));
+    const stored = await readContextFile(home.contextFile(execution.id));
+    if (stored === undefined) throw new NotFoundError(`execution ${execution.id} has no context.json yet`);
+    return c.json(StoredContext.parse(stored));
   });
 
   routes.get('/:id/changes', async (c) => {
@@ -210,6 +208,18 @@ export function executionRoutes({ home, store, registry, diskSizes, cluster }: E
   });
 
   return routes;
+}
+
+/** The context.json at `file`, parsed as JSON but not checked; undefined when there is none yet. */
+async function readContextFile(file: string): Promise<unknown | undefined> {
+  let text: string;
+  try {
+    text = await readFile(file, 'utf8');
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+    throw error;
+  }
+  return JSON.parse(text);
 }
 
 /** Returns the execution, or throws NotFoundError. */

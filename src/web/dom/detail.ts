@@ -9,6 +9,7 @@
  * the actions (actions.ts): a waiting execution's wait with "Resume now", "Switch harness…" and
  * "Cancel"; `R` resumes, `S` switches, `C` cancels, `m` opens the message box.
  */
+import type { SessionRouting } from '../describe-routing.js';
 import { openEventStream } from '../event-stream.js';
 import { DETAIL_KEYS, EVENTS_KEYS, GLOBAL_KEYS } from '../keys/keymap.js';
 import { type PullRequest, pullRequestLabel, pullRequestOf } from '../pull-request.js';
@@ -34,9 +35,14 @@ const actions = new ExecutionActions(api, execution);
 let wait: Wait | undefined;
 
 async function refreshSummary(): Promise<void> {
-  const { execution: record, attempts } = (await api.get(`/api/executions/${execution}`)) as {
+  const {
+    execution: record,
+    attempts,
+    routing,
+  } = (await api.get(`/api/executions/${execution}`)) as {
     execution: ExecutionRecord;
     attempts: readonly AttemptRecord[];
+    routing?: SessionRouting;
   };
   byId('detail-title').textContent = record.taskName;
   byId('detail-status').textContent =
@@ -44,7 +50,7 @@ async function refreshSummary(): Promise<void> {
   actions.harness = record.currentHarness ?? undefined;
   actions.state = record.state;
   followUp.state = record.state;
-  await renderSummary(byId('summary-body'), api, record, attempts);
+  await renderSummary(byId('summary-body'), api, record, attempts, routing);
 }
 
 let summaryScheduled = false;

@@ -2,13 +2,15 @@
  * The Summary tab: the warnings the execution's end carries (`every commit failed: …`), the task and
  * where it works (repository, base, branch, worktree, and the disk its worktree and run directory
  * take, or when gc removed the worktree), the chain as it ran — which attempt ran on which harness
- * and how each ended, with tokens and cost — and the execution's `context.json` as attempts × work
+ * and how each ended, with tokens and cost —, the harness sessions the attempts ran in and where the
+ * next follow-up goes (routing.ts), and the execution's `context.json` as attempts × work
  * items. Each work item keeps what its harness reported (its plan's status, labelled as reported)
  * apart from what HarmFlow observed and what was tried and not done (describe-work-item.ts); an
  * unconfirmed item carries a `⚠ unconfirmed` badge in words, with its sentence.
  */
 import type { Api } from '../api.js';
 import { describeEnd } from '../describe-event.js';
+import type { SessionRouting } from '../describe-routing.js';
 import {
   type DescribedWorkItem,
   isUnconfirmed,
@@ -19,6 +21,7 @@ import {
 } from '../describe-work-item.js';
 import type { AttemptRecord, ExecutionDisk, ExecutionRecord } from '../records.js';
 import { el, formatBytes, formatDuration, formatTokens, formatUsd } from './el.js';
+import { renderRouting } from './routing.js';
 
 interface Context {
   readonly attempts?: readonly {
@@ -34,6 +37,7 @@ export async function renderSummary(
   api: Api,
   execution: ExecutionRecord,
   attempts: readonly AttemptRecord[],
+  routing: SessionRouting | undefined,
 ): Promise<void> {
   const [disk, context] = await Promise.all([diskOf(api, execution.id), contextOf(api, execution.id)]);
   const end = describeEnd(execution.state, execution.message);
@@ -104,6 +108,7 @@ export async function renderSummary(
     el('dl', { class: 'facts' }, ...facts.flatMap(([term, value]) => [el('dt', {}, term), el('dd', {}, value)])),
     el('h2', {}, 'Chain'),
     chain,
+    ...renderRouting(routing),
     el('h2', {}, 'What each attempt did (context.json)'),
     context,
   );

@@ -1,0 +1,121 @@
+/**
+ * Session routing, made visible: an execution is the stable session the user sees; each attempt ran a
+ * real harness session. `sessionRouting` maps the one to the others — which harness sessions the
+ * ended attempts ran in (an attempt that resumed a session joins it), the attempt running now, and
+ * where the next follow-up goes, by the rule the engine follows (follow-up-route.ts). Pure: it reads
+ * the execution's store rows and its context.json entries, and guesses nothing: a session id is the
+ * one the harness's stream reported (`session.started`), or the one its attempt was started with,
+ * resuming it; absent when neither. `show --json`, the API's execution detail and the Workbench's
+ * Summary show it (docs/service.md, "Session routing").
+ */
+import { type ExecutionState, FINAL_STATES } from '../core/outcome.js';
+import type { AttemptRecord } from '../store/store.js';
+import type { AttemptContext } from './context-schema.js';
+import { followUpRoute, type LastSession } from './follow-up-route.js';
+
+/** One harness session the execution's ended attempts ran in. */
+export interface RoutedSession {
+  readonly harness: string;
+  /** As the harness's stream reported it; absent: the harness reported none. */
+  readonly sessionId?: string;
+  /** The attempts that ran in it, in order: the first started it, each later one resumed it. */
+  readonly attempts: readonly number[];
+  /** The session its first attempt was started with, resuming it, when the harness then reported another id. */
+  readonly resumedFrom?: string;
+}
+
+/**
+ * Where the next follow-up goes: `resume` the session of attempt `attempt`; `fresh`, a new attempt
+ * (a new harness session, given the handoff), for `reason`; `waits` for the turn in flight, and goes
+ * on in the session that turn ends in; `refused`, the execution has ended and takes no messages.
+ */
+export type NextFollowUp =
+  | { readonly kind: 'resume'; readonly harness: string; readonly sessionId: string; readonly attempt: number }
+  | { readonly kind: 'fresh'; readonly reason: string }
+  | { readonly kind: 'waits'; readonly reason: string }
+  | { readonly kind: 'refused'; readonly reason: string };
+
+export interface SessionRouting {
+  /** The execution's id: the session the user sees. */
+  readonly execution: string;
+  /** The sessions of the ended attempts, in the order they started. */
+  readonly sessions: readonly RoutedSession[];
+  /** The attempt running now: its session is recorded when it ends. */
+  readonly running?: { readonly attempt: number; readonly harness: string };
+  readonly nextFollowUp: NextFollowUp;
+}
+
+export interface RoutingInput {
+  readonly execution: { readonly id: string; readonly state: ExecutionState };
+  /** The execution's attempt rows, by number (the store's). */
+  readonly attempts: readonly AttemptRecord[];
+  /** Its context.json entries (ended attempts); an ended attempt missing there is read from its row. */
+  readonly context: readonly AttemptContext[];
+}
+
+/** The execution's session routing. */
+export function sessionRouting({ execution, attempts, context }: RoutingInput): SessionRouting {
+  const entries = new Map(context.map((entry) => [entry.number, entry]));
+  const ended = attempts.flatMap((row): EndedAttempt[] => {
+    const entry = entries.get(row.number);
+    if (entry !== undefined) return [entry];
+    return row.outcome === undefined ? [] : [{ ...row, outcome: row.outcome }];
+  });
+  const live = attempts.find((row) => row.endedAt === undefined);
+  const running = live && { attempt: live.number, harness: live.harness };
+  return {
+    execution: execution.id,
+    sessions: sessionsOf(ended),
+    ...(running !== undefined && { running }),
+    nextFollowUp: nextFollowUp(execution.state, running, ended.at(-1)),
+  };
+}
+
+type EndedAttempt = LastSession & { readonly resumedSession?: string | undefined };
+
+function sessionsOf(ended: readonly EndedAttempt[]): RoutedSession[] {
+  const sessions: { harness: string; sessionId?: string; attempts: number[]; resumedFrom?: string }[] = [];
+  for (const attempt of ended) {
+    const resumed = attempt.resumedSession;
+    const joined =
+      resumed !== undefined && attempt.sessionId === resumed
+        ? sessions.findLast((session) => session.sessionId === resumed && session.harness === attempt.harness)
+        : undefined;
+    if (joined !== undefined) {
+      joined.attempts.push(attempt.number);
+      continue;
+    }
+    sessions.push({
+      harness: attempt.harness,
+      ...(attempt.sessionId !== undefined && { sessionId: attempt.sessionId }),
+      attempts: [attempt.number],
+      ...(resumed !== undefined && resumed !== attempt.sessionId && { resumedFrom: resumed }),
+    });
+  }
+  return sessions;
+}
+
+function nextFollowUp(
+  state: ExecutionState,
+  running: SessionRouting['running'],
+  last: EndedAttempt | undefined,
+): NextFollowUp {
+  if (FINAL_STATES.has(state) && state !== 'succeeded') {
+    return { kind: 'refused', reason: `the execution ended ${state}: it takes no more messages` };
+  }
+  if (running !== undefined) {
+    return {
+      kind: 'waits',
+      reason: `attempt ${running.attempt} (${running.harness}) is running: a follow-up waits for its turn, then goes on in its session if that turn completes`,
+    };
+  }
+  if (state !== 'succeeded' && (last === undefined || last.outcome !== 'completed')) {
+    return {
+      kind: 'waits',
+      reason: `the execution is ${state}: a follow-up waits for the turn in flight, then goes on in the session that turn ends in`,
+    };
+  }
+  const route = followUpRoute(last);
+  if (route.kind === 'fresh') return route;
+  return { kind: 'resume', harness: route.harness, sessionId: route.sessionId, attempt: route.attempt };
+}
