@@ -102,14 +102,40 @@ export function describeErrorLines(error: unknown): string[] {
   return error instanceof TaskFileError && error.problems.length > 1 ? [...error.problems] : [describeError(error)];
 }
 
-/** Returns the error's message and its causes' messages, joined, on one line. */
+/**
+ * Returns the error's message and its causes' messages, joined, on one line. A system error whose
+ * code the line already names (`… (ENOENT)`, fileProblem) is not repeated: its message says the same
+ * with the code and the path again.
+ */
 export function describeError(error: unknown): string {
   const parts: string[] = [];
   let current: unknown = error;
-  while (current instanceof Error && parts.length < 4) {
+  while (current instanceof Error && parts.length < 4 && !alreadyNamed(parts, current)) {
     parts.push(current.message);
     current = current.cause;
   }
   if (parts.length === 0) parts.push(String(error));
   return parts.join(': ').replace(/\s*\n\s*/g, ' ');
 }
+
+function alreadyNamed(parts: readonly string[], error: Error): boolean {
+  const code = (error as NodeJS.ErrnoException).code;
+  return typeof code === 'string' && parts.some((part) => part.endsWith(`(${code})`));
+}
+
+/** Words for why a file could not be read, with the system's code: `no such file (ENOENT)`. */
+export function fileProblem(error: unknown): string {
+  const code = (error as NodeJS.ErrnoException).code;
+  if (typeof code !== 'string') return String(error);
+  return `${FILE_PROBLEMS[code] ?? 'cannot be read'} (${code})`;
+}
+
+const FILE_PROBLEMS: Readonly<Record<string, string>> = {
+  ENOENT: 'no such file',
+  EISDIR: 'a directory, not a file',
+  EACCES: 'permission denied',
+  EPERM: 'permission denied',
+  ENOTDIR: 'a part of its path is not a directory',
+  ELOOP: 'too many symbolic links',
+  ENAMETOOLONG: 'name too long',
+};

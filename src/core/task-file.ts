@@ -9,7 +9,7 @@ import { readFileSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { parseDocument } from 'yaml';
 import type { z } from 'zod';
-import { TaskFileError } from './errors.js';
+import { fileProblem, TaskFileError } from './errors.js';
 import { resolveTask, type Task, TaskFile } from './task.js';
 
 /** Loads and validates the task file at `path`. Reads only; writes nothing. */
@@ -18,9 +18,7 @@ export function loadTaskFile(path: string): Task {
   try {
     text = readFileSync(path, 'utf8');
   } catch (cause) {
-    throw new TaskFileError(`cannot read task file ${path}: ${(cause as NodeJS.ErrnoException).code ?? cause}`, {
-      cause,
-    });
+    throw new TaskFileError(`cannot read task file ${path}: ${fileProblem(cause)}`, { cause });
   }
   const read = readTaskYaml(text);
   if (!read.ok) {

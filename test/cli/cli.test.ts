@@ -62,7 +62,7 @@ describe('bad input', () => {
       'a missing task file',
       () => join(bench.dir, 'none.yaml'),
       EXIT.invalidTask,
-      /cannot read task file .*none\.yaml: ENOENT/,
+      /^harmflow: cannot read task file .*none\.yaml: no such file \(ENOENT\)\n$/,
     ],
     ['a missing repository', () => simulatedTask({ repo: 'nope' }), EXIT.repository, /repository not found: /],
     ['a missing base ref', () => simulatedTask({ baseRef: 'nope' }), EXIT.repository, /base ref "nope" not found/],

@@ -2,7 +2,7 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { EXIT, TaskFileError } from '../../src/core/errors.js';
+import { describeError, EXIT, TaskFileError } from '../../src/core/errors.js';
 import { loadTaskFile } from '../../src/core/task-file.js';
 
 const root = mkdtempSync(join(tmpdir(), 'harmflow-task-file-'));
@@ -183,11 +183,12 @@ describe('loadTaskFile', () => {
 describe('loadTaskFile errors', () => {
   it('names a missing file', () => {
     const path = join(root, 'no-such-task.yaml');
-    expect(failure(path).message).toBe(`cannot read task file ${path}: ENOENT`);
+    expect(failure(path).message).toBe(`cannot read task file ${path}: no such file (ENOENT)`);
+    expect(describeError(failure(path))).toBe(`cannot read task file ${path}: no such file (ENOENT)`);
   });
 
   it('names a folder given as a file', () => {
-    expect(failure(root).message).toBe(`cannot read task file ${root}: EISDIR`);
+    expect(failure(root).message).toBe(`cannot read task file ${root}: a directory, not a file (EISDIR)`);
   });
 
   it('names the line of invalid YAML', () => {

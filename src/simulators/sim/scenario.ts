@@ -7,6 +7,7 @@ import { readFile } from 'node:fs/promises';
 import { isAbsolute, normalize } from 'node:path';
 import { z } from 'zod';
 import { parseDuration } from '../../core/duration.js';
+import { fileProblem } from '../../core/errors.js';
 
 /** A scenario that cannot be read, parsed or validated. The message is one line. */
 export class ScenarioError extends Error {
@@ -236,9 +237,7 @@ export async function loadScenario(path: string): Promise<Scenario> {
   try {
     text = await readFile(path, 'utf8');
   } catch (error) {
-    throw new ScenarioError(`cannot read scenario ${path}: ${(error as NodeJS.ErrnoException).code ?? error}`, {
-      cause: error,
-    });
+    throw new ScenarioError(`cannot read scenario ${path}: ${fileProblem(error)}`, { cause: error });
   }
   const json = path.endsWith('.json');
   let data: unknown;
