@@ -33,7 +33,7 @@ export function formatAdmission(status: AdmissionStatus): string[] {
     ...(status.worktreesBytes === undefined || status.runsBytes === undefined
       ? []
       : [
-          `disk used  worktrees ${formatBytes(status.worktreesBytes)}, run directories ${formatBytes(status.runsBytes)}`,
+          `disk used  worktrees ${formatBytes(status.worktreesBytes)}, run directories ${formatBytes(status.runsBytes)}${status.cachesBytes === undefined ? '' : `, shared caches ${formatBytes(status.cachesBytes)}`}`,
         ]),
   ];
 }

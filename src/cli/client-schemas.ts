@@ -129,6 +129,9 @@ export const ServiceAdmissionStatus = z.object({
   /** Bytes under the service's `worktrees/` and `runs/`; absent from a service that did not measure them. */
   worktreesBytes: z.number().min(0).exactOptional(),
   runsBytes: z.number().min(0).exactOptional(),
+  /** Bytes of the service's shared caches (`caches/`), in all and tool by tool; absent likewise. */
+  cachesBytes: z.number().min(0).exactOptional(),
+  caches: z.record(z.string(), z.number().min(0)).exactOptional(),
 });
 
 /**

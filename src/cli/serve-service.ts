@@ -34,11 +34,13 @@ export interface ServiceLimits {
   readonly interruptBudgetMs: number | undefined;
   readonly closeBudgetMs: number | undefined;
   readonly retentionMs: number;
+  /** The shared caches' limit (`--cache-limit-gib`), bytes. */
+  readonly cacheLimitBytes: number;
 }
 
 /** The session service on this machine, until SIGINT, SIGTERM or `POST /api/stop`. */
 export async function serveHere(options: ServeOptions, limits: ServiceLimits): Promise<void> {
-  const { port, maxRunning, diskFloorBytes, interruptBudgetMs, closeBudgetMs, retentionMs } = limits;
+  const { port, maxRunning, diskFloorBytes, interruptBudgetMs, closeBudgetMs, retentionMs, cacheLimitBytes } = limits;
   // A service whose terminal went away keeps serving: its notices are not worth dying for.
   process.stdout.on('error', () => {});
   const { home, store } = openHome(options.home);
@@ -58,6 +60,7 @@ export async function serveHere(options: ServeOptions, limits: ServiceLimits): P
     home,
     store,
     retentionMs,
+    cacheLimitBytes,
     log: notice,
     sizes: diskSizes,
     onReclaimed: () => void admission.recheck(),

@@ -14,7 +14,7 @@
 import type { Command } from 'commander';
 import { UsageError } from '../core/errors.js';
 import { DEFAULT_PORT } from './default-port.js';
-import { DEFAULT_RETENTION_TEXT, retention } from './gc.js';
+import { DEFAULT_CACHE_LIMIT_GIB_TEXT, DEFAULT_RETENTION_TEXT, retention } from './gc.js';
 import { durationOption, gibOption, integerOption } from './option-values.js';
 
 export interface ServeOptions {
@@ -25,6 +25,7 @@ export interface ServeOptions {
   interruptBudget?: string;
   closeBudget?: string;
   worktreeRetention: string;
+  cacheLimitGib: string;
   store?: string;
   queue?: string;
   schema: string;
@@ -46,6 +47,11 @@ export function registerServe(program: Command): void {
       "keep an ended execution's worktree this long, then remove it if it holds no unsaved work",
       DEFAULT_RETENTION_TEXT,
     )
+    .option(
+      '--cache-limit-gib <gib>',
+      'trim the shared caches to this size (at start, hourly, on low disk), whole tool folders written longest ago first',
+      DEFAULT_CACHE_LIMIT_GIB_TEXT,
+    )
     .option('--store <url>', "cluster mode, with --queue: the cluster's PostgreSQL (postgres://user@host:5432/db)")
     .option('--queue <url>', "cluster mode, with --store: the cluster's Redis (redis://host[:port][/db])")
     .option('--schema <name>', "cluster mode: the PostgreSQL schema of the cluster's tables", 'public')
@@ -66,9 +72,18 @@ export function registerServe(program: Command): void {
       const interruptBudgetMs = durationOption(options.interruptBudget, '--interrupt-budget');
       const closeBudgetMs = durationOption(options.closeBudget, '--close-budget');
       const retentionMs = retention(options.worktreeRetention, '--worktree-retention');
+      const cacheLimitBytes = gibOption(options.cacheLimitGib, '--cache-limit-gib');
 
       // The service's modules (hono, the registry, the stores) load only for `serve`, not every verb.
       const { serveHere } = await import('./serve-service.js');
-      await serveHere(options, { port, maxRunning, diskFloorBytes, interruptBudgetMs, closeBudgetMs, retentionMs });
+      await serveHere(options, {
+        port,
+        maxRunning,
+        diskFloorBytes,
+        interruptBudgetMs,
+        closeBudgetMs,
+        retentionMs,
+        cacheLimitBytes,
+      });
     });
 }

@@ -45,6 +45,16 @@ export interface HomePaths {
    * are kept, shared by every execution of this state directory as one forge would be.
    */
   readonly forge: string;
+  /**
+   * `caches/`: the package and build caches every execution whose task says `caches: shared` uses
+   * (one folder per tool, docs/worktrees.md "Caches").
+   */
+  readonly caches: string;
+  /**
+   * `runs/<execution>/caches/`: the execution's own build folders (Cargo's home and target, Bazel's
+   * output root) and, for `caches: private`, its tools' caches; removed with its worktree.
+   */
+  executionCaches(execution: string): string;
 }
 
 /** Resolves the state directory: an explicit path, else $HARMFLOW_HOME, else ~/.harmflow. */
@@ -68,6 +78,8 @@ export function harmflowHome(explicit?: string, env: NodeJS.ProcessEnv = process
     runs,
     worktree: (execution) => join(worktrees, execution),
     forge: join(root, 'forge'),
+    caches: join(root, 'caches'),
+    executionCaches: (execution) => join(runDir(execution), 'caches'),
   };
 }
 

@@ -109,6 +109,16 @@ export const FAILOVER_OUTCOMES = switchable.options.filter((outcome) => outcome 
 export const SANDBOX_CHOICES = ['bwrap', 'none'] as const;
 export type SandboxChoice = (typeof SANDBOX_CHOICES)[number];
 
+/**
+ * Where the harnesses' package and build caches go (docs/worktrees.md, "Caches"): `shared`, folders
+ * under `HARMFLOW_HOME/caches/` every execution uses (the default: a second execution finds what the
+ * first downloaded); `private`, the same variables pointing at folders of this execution alone,
+ * removed with its worktree (for tasks whose agents are not trusted with what other executions run);
+ * `none`, no variable set: the tools' own defaults, in the attempt's private home.
+ */
+export const CACHE_MODES = ['shared', 'private', 'none'] as const;
+export type CacheMode = (typeof CACHE_MODES)[number];
+
 /** The task file as written. Unknown keys are errors, so a typo never silently changes behaviour. */
 export const TaskFile = z.strictObject({
   name: z
@@ -177,6 +187,12 @@ export const TaskFile = z.strictObject({
     .default('bwrap')
     .describe(
       'bwrap: each harness runs in the OS sandbox, writing only its worktree, its home and the repository\'s git directories (where bubblewrap is missing, without it, said in the timeline); none: with the user\'s full access (docs/gates.md, "The sandbox")',
+    ),
+  caches: z
+    .enum(CACHE_MODES)
+    .default('shared')
+    .describe(
+      'shared: npm, pnpm, yarn, pip, Go, Cargo and Bazel caches in folders under HARMFLOW_HOME/caches that every execution uses; private: the same, in folders of this execution alone, removed with its worktree; none: the tools\' own defaults (docs/worktrees.md, "Caches")',
     ),
 });
 export type TaskFile = z.infer<typeof TaskFile>;
@@ -248,6 +264,8 @@ export interface Task {
   readonly gitIdentity?: GitIdentity;
   /** Where the harnesses run (`SandboxChoice`); absent: `bwrap`, the default (and tasks stored before it existed). */
   readonly sandbox?: SandboxChoice;
+  /** Where the harnesses' package and build caches go (`CacheMode`); absent: `shared`, the default (and tasks stored before it existed). */
+  readonly caches?: CacheMode;
 }
 
 /** Normalizes a validated task file; `resolvePath` makes file-relative paths absolute. */
@@ -281,6 +299,7 @@ export function resolveTask(file: TaskFile, resolvePath: (path: string) => strin
     ...(file.switchAtUtilization !== undefined && { switchAtUtilization: file.switchAtUtilization }),
     countManualSwitches: file.countManualSwitches,
     ...(file.sandbox !== 'bwrap' && { sandbox: file.sandbox }),
+    ...(file.caches !== 'shared' && { caches: file.caches }),
   };
 }
 
@@ -322,6 +341,8 @@ export const StoredTask = z.object({
   gitIdentity: GitIdentity.optional(),
   /** Absent in tasks stored before issue 22: they run sandboxed, as a new task does by default. */
   sandbox: z.enum(SANDBOX_CHOICES).optional(),
+  /** Absent in tasks stored before issue 26, and in tasks that share the caches (the default). */
+  caches: z.enum(CACHE_MODES).optional(),
 });
 
 /** Link `index` of `chain` as the user knows it: `codex (the primary harness)`, `claude-code (fallback 2)`. */
@@ -373,5 +394,6 @@ export function taskFromStore(definition: unknown): Task {
     countManualSwitches: stored.countManualSwitches ?? false,
     ...(stored.gitIdentity !== undefined && { gitIdentity: stored.gitIdentity }),
     ...(stored.sandbox !== undefined && { sandbox: stored.sandbox }),
+    ...(stored.caches !== undefined && { caches: stored.caches }),
   };
 }

@@ -8,7 +8,8 @@
  * remotes that are paths on this machine (a push writes there, as it would across the network), and
  * the worktree's own admin folder (`.git/worktrees/<id>`: its HEAD, index and logs) — the fake
  * forge's folder when the harness's environment names one (it stands for a forge across the
- * network), and, when the gate runner runs inside (a hooked harness with gates on), the two files it
+ * network), the folders of the turn's package and build caches (each tool's, and the execution's
+ * own; never the cache root, whose bookkeeping stays out of reach), and, when the gate runner runs inside (a hooked harness with gates on), the two files it
  * appends to: the execution's events.jsonl and the attempt's gate-seen.jsonl. The rest of each git
  * directory stays read-only — its `config`, `hooks`, and the room for a `commondir` file, any of
  * which would make git run a command of the agent's outside the sandbox (HarmFlow's `git status`
@@ -142,6 +143,8 @@ export interface SandboxTurn {
   readonly hookFiles: readonly string[];
   /** The files the command starts from or reads: its executable, a simulator's scenario. */
   readonly reads: readonly string[];
+  /** The folders of the turn's package and build caches (CachePlan.writable): bound writable. */
+  readonly caches: readonly string[];
 }
 
 /** What the sandbox of `turn` leaves writable and brings back read-only. */
@@ -155,6 +158,7 @@ export function turnPolicy(sandbox: ExecutionSandbox, turn: SandboxTurn): Sandbo
     ...gitDirs.flatMap((dir) => GIT_WRITES.map((part) => join(dir, part))),
     ...(admin !== undefined ? [admin] : []),
     ...(forge !== undefined && isAbsolute(forge) ? [forge] : []),
+    ...turn.caches,
     // Bound writable alone: the attempt's folder stays read-only, so no name in it can be swapped for
     // a link that HarmFlow, outside the sandbox, would then write through.
     ...(turn.gateRunner ? [sandbox.eventsFile, join(turn.attemptDir, SEEN_FILE)] : []),

@@ -42,6 +42,7 @@ import { inspectWorkspace, type WorkspaceSnapshot } from '../workspace/inspect.j
 import { gatesEnabled, writeAttemptGates } from './attempt-gates.js';
 import { AttemptObserver } from './attempt-observer.js';
 import { executionSandbox } from './attempt-sandbox.js';
+import { cachePlan } from './cache-plan.js';
 import { type AttemptContext, CONTEXT_VERSION, type ExecutionContext } from './context-schema.js';
 import { type ExecutionControl, switchAskedMessage } from './control.js';
 import { latestPullRequestUrl, turnsCompletedWith } from './execution-facts.js';
@@ -346,6 +347,7 @@ export async function drive(input: DriveInput, options: DriveOptions): Promise<D
           ...(attemptGates !== undefined && { gates: attemptGates }),
           ...(sandbox !== undefined && { sandbox }),
           forgeDir: home.forge,
+          ...compact({ caches: cachePlan(task.caches, home, id) }),
           ...(options.signal && { signal: options.signal }),
           ...(options.suspend && { suspend: options.suspend }),
           ...(options.control && { control: options.control }),

@@ -1,6 +1,7 @@
 /**
  * The disk an execution takes under HARMFLOW_HOME — its worktree and its run directory — and the
- * totals over the whole state directory, which admission names when free disk runs low. Sizes come
+ * totals over the whole state directory (worktrees, run directories, the shared caches), which
+ * admission shows and names when free disk runs low. Sizes come
  * from a `Measure` (src/workspace/disk-usage.ts, or a cache of it in the service); this module only
  * says what to measure.
  */
@@ -9,6 +10,7 @@ import { join } from 'node:path';
 import type { HomePaths } from '../core/home.js';
 import type { ExecutionRecord } from '../store/store.js';
 import { diskUsage } from '../workspace/disk-usage.js';
+import { CACHE_TOOLS, type CacheTool } from './cache-plan.js';
 import { readWorktreeRemoved } from './worktree-removed.js';
 
 /** Bytes the tree at a path takes on disk, 0 when there is none (see `diskUsage`). */
@@ -40,17 +42,33 @@ export async function executionDisk(
 export interface StateDisk {
   /** Bytes under `worktrees/`. */
   readonly worktreesBytes: number;
-  /** Bytes under `runs/`. */
+  /** Bytes under `runs/` (with the executions' own build folders and private caches). */
   readonly runsBytes: number;
+  /** Bytes of the shared caches: every tool's folder under `caches/`. */
+  readonly cachesBytes: number;
+  /** The same, tool by tool (0 for a tool with no folder). */
+  readonly caches: Readonly<Record<CacheTool, number>>;
 }
 
 /**
  * Bytes under the state directory's `worktrees/` and `runs/`, summed over their entries (one per
- * execution, so a cached `measure` shares its work with `executionDisk`).
+ * execution, so a cached `measure` shares its work with `executionDisk`), and of each shared cache.
  */
 export async function stateDisk(home: HomePaths, measure: Measure = diskUsage): Promise<StateDisk> {
-  const [worktreesBytes, runsBytes] = await Promise.all([home.worktrees, home.runs].map((dir) => sumOf(dir, measure)));
-  return { worktreesBytes: worktreesBytes ?? 0, runsBytes: runsBytes ?? 0 };
+  const [[worktreesBytes, runsBytes], toolBytes] = await Promise.all([
+    Promise.all([home.worktrees, home.runs].map((dir) => sumOf(dir, measure))),
+    Promise.all(CACHE_TOOLS.map((tool) => measure(join(home.caches, tool)))),
+  ]);
+  const caches = Object.fromEntries(CACHE_TOOLS.map((tool, at) => [tool, toolBytes[at] ?? 0])) as Record<
+    CacheTool,
+    number
+  >;
+  return {
+    worktreesBytes: worktreesBytes ?? 0,
+    runsBytes: runsBytes ?? 0,
+    cachesBytes: toolBytes.reduce((sum, bytes) => sum + bytes, 0),
+    caches,
+  };
 }
 
 async function sumOf(dir: string, measure: Measure): Promise<number> {

@@ -28,6 +28,9 @@ import { gitIdentityEnv } from '../workspace/git-identity.js';
 import type { WrittenGates } from './attempt-gates.js';
 import type { AttemptObserver } from './attempt-observer.js';
 import { type ExecutionSandbox, turnPolicy } from './attempt-sandbox.js';
+import { makeCacheFolders } from './cache-folders.js';
+import type { CachePlan } from './cache-plan.js';
+import { useSharedCaches } from './cache-users.js';
 import { type ExecutionControl, switchAskedMessage } from './control.js';
 import { GateRecordRelay } from './gate-relay.js';
 import type { AttemptRef, Recorder } from './recorder.js';
@@ -80,6 +83,13 @@ export interface AttemptInput {
   readonly sandbox?: ExecutionSandbox;
   /** The fake forge's store a simulated link opens its pull requests in (HomePaths.forge). */
   readonly forgeDir: string;
+  /**
+   * Where the harness's package and build caches go (the task's `caches`, cache-plan.ts): their
+   * variables under the link's own env, their folders made before it starts and writable in its
+   * sandbox; with shared caches the turn counts as their user while it runs (cache-users.ts).
+   * Absent (`caches: none`): nothing is set.
+   */
+  readonly caches?: CachePlan;
   /** Called right after the harness process is spawned, with its pid (= its process group id). */
   readonly onSpawned?: (pid: number) => void;
 }
@@ -175,6 +185,12 @@ export async function runAttempt(input: AttemptInput): Promise<AttemptResult> {
   };
   // Made before the harness starts, so that a sandbox can bind it writable (only a file that exists can be).
   if (hooked) createSeenFile(input.attemptDir);
+  if (input.caches !== undefined) makeCacheFolders(input.caches, spec.env.HOME);
+  // Registered before the harness starts: a `harmflow gc` now waits for it, or it for the gc.
+  const releaseCaches =
+    input.caches?.sharedRoot !== undefined
+      ? await useSharedCaches(input.caches.sharedRoot, input.caches.execution, input.signal)
+      : undefined;
   const launch = input.sandbox ? sandboxedCommand(input, input.sandbox, spec, homeDir, hooked, hookFiles) : spec;
   const child = spawnProcess({
     command: launch.command,
@@ -206,6 +222,7 @@ export async function runAttempt(input: AttemptInput): Promise<AttemptResult> {
     if (asked !== undefined) interrupt({ outcome: 'switched', message: switchAskedMessage(asked) }, 'SIGINT');
   });
   const exit = await child.exited;
+  releaseCaches?.();
   await relay?.stop();
   deadlineTimer.clear();
   input.signal?.removeEventListener('abort', onAbort);
@@ -241,6 +258,7 @@ function sandboxedCommand(
     homeDir,
     gateRunner,
     hookFiles: hookFiles.map((file) => join(homeDir, file)),
+    caches: input.caches?.writable ?? [],
     env: spec.env,
     reads: [spec.command, ...(input.spec.simulate !== undefined ? [input.spec.simulate] : [])],
   });
@@ -262,7 +280,8 @@ function harnessCommand(input: AttemptInput, homeDir: string): { spec: CommandSp
   // Always a TZ, so the zone the CLI writes wall times in is the one classify reads them in; the
   // task's git identity under the link's own, since the private HOME hides the user's git config.
   const identity = input.gitIdentity === undefined ? {} : gitIdentityEnv(input.gitIdentity);
-  const env = { ...identity, TZ: harnessTimeZone(taskEnv), ...taskEnv };
+  // The caches' variables under the link's own: a task that sets npm_config_cache keeps its own.
+  const env = { ...identity, TZ: harnessTimeZone(taskEnv), ...input.caches?.env, ...taskEnv };
   let command = input.adapter.command({
     prompt: input.prompt,
     cwd: input.worktree,

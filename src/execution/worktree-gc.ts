@@ -9,7 +9,9 @@
  * - it holds unsaved work (src/workspace/unsaved-work.ts: uncommitted changes, commits on no remote
  *   and not on the base ref, or a git check that failed) → kept, with why;
  * - else `git worktree remove` (no `--force`: a refusal keeps it, with git's line), and
- *   `runs/<id>/worktree-removed.json` records it.
+ *   `runs/<id>/worktree-removed.json` records it; then the execution's own build folders and, for
+ *   `caches: private`, its caches (`runs/<id>/caches/`, cache-plan.ts) go with it. The shared caches
+ *   stay (`collectCaches` trims them by size).
  *
  * The branch, the run directory and the store's records stay. With `dryRun` nothing is written, no
  * ownership is taken, and removals are reported as `would-remove`. An error on one worktree keeps it
@@ -23,6 +25,7 @@ import type { HomePaths } from '../core/home.js';
 import { FINAL_STATES, STATES } from '../core/outcome.js';
 import type { ExecutionRecord, Store } from '../store/store.js';
 import { diskUsage } from '../workspace/disk-usage.js';
+import { removeTree } from '../workspace/remove-tree.js';
 import { removeWorktree } from '../workspace/remove-worktree.js';
 import { unsavedWork } from '../workspace/unsaved-work.js';
 import { claimOwnership, ownedByLiveProcess, releaseOwnership } from './owner-file.js';
@@ -60,6 +63,8 @@ export interface GcEntry {
   readonly endedAt: string;
   /** The worktree's bytes before anything was removed; absent when it could not be measured. */
   readonly bytes?: number;
+  /** The bytes of the execution's own build folders and caches (`runs/<id>/caches/`), which go with it; absent when none. */
+  readonly cachesBytes?: number;
   readonly action: GcAction;
   /** Why a worktree was kept, or what went wrong after one was removed: one line. */
   readonly why?: string;
@@ -72,7 +77,7 @@ export interface GcReport {
   readonly entries: readonly GcEntry[];
   /** Ended executions whose worktree is there but younger than the retention: left alone. */
   readonly notExpired: number;
-  /** Bytes of the worktrees removed (or, in a dry run, that would be). */
+  /** Bytes of the worktrees removed, with their executions' own caches (or, in a dry run, that would be). */
   readonly reclaimedBytes: number;
 }
 
@@ -95,7 +100,7 @@ export async function collectWorktrees(options: CollectOptions): Promise<GcRepor
   }
   const reclaimedBytes = entries
     .filter((entry) => entry.action !== 'kept')
-    .reduce((sum, entry) => sum + (entry.bytes ?? 0), 0);
+    .reduce((sum, entry) => sum + (entry.bytes ?? 0) + (entry.cachesBytes ?? 0), 0);
   return { dryRun, retentionMs, entries, notExpired: ended.length - expired.length, reclaimedBytes };
 }
 
@@ -105,6 +110,8 @@ async function collectOne(
 ): Promise<GcEntry> {
   const { id, taskName, worktree, branch, endedAt } = record;
   const bytes = await diskUsage(worktree).catch(() => undefined);
+  const caches = home.executionCaches(id);
+  const cachesBytes = await diskUsage(caches).catch(() => undefined);
   const entry = (action: GcAction, why?: string): GcEntry => ({
     id,
     taskName,
@@ -112,6 +119,7 @@ async function collectOne(
     branch,
     endedAt,
     ...(bytes !== undefined && { bytes }),
+    ...(cachesBytes !== undefined && cachesBytes > 0 && { cachesBytes }),
     action,
     ...(why !== undefined && { why }),
   });
@@ -140,6 +148,11 @@ async function collectOne(
       writeWorktreeRemoved(home, id, { removedAt: new Date().toISOString(), path: worktree, branch, head: check.head });
     } catch (error) {
       return entry('removed', `its record was not written: ${describeError(error)}`);
+    }
+    try {
+      removeTree(caches);
+    } catch (error) {
+      return entry('removed', `its build folders (${caches}) were not all removed: ${describeError(error)}`);
     }
     return entry('removed');
   } catch (error) {

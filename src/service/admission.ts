@@ -12,7 +12,8 @@
  * executions keep their slots. When the hold ends, queued executions start as the cap allows.
  *
  * Disk use: given `stateDisk`, the status also reports the bytes under HARMFLOW_HOME's worktrees and
- * run directories, and the low-disk reason names them with the way to reclaim them (`harmflow gc`);
+ * run directories and of its shared caches (in all and tool by tool), and the low-disk reason names
+ * them with the way to reclaim them (`harmflow gc`, `--cache-limit-gib`);
  * `onDiskLow` is called by every measurement that finds free disk below the floor (the service runs
  * its worktree cleanup).
  *
@@ -79,6 +80,10 @@ export interface AdmissionStatus {
   readonly worktreesBytes?: number;
   /** Bytes under HARMFLOW_HOME's `runs/`; absent likewise. */
   readonly runsBytes?: number;
+  /** Bytes of the shared caches under HARMFLOW_HOME's `caches/`; absent likewise. */
+  readonly cachesBytes?: number;
+  /** The same, tool by tool (`npm`, `go`, …); absent likewise. */
+  readonly caches?: StateDisk['caches'];
 }
 
 /** A granted place to run. `release()` gives it back; calling it again does nothing. */
@@ -156,7 +161,12 @@ export class Admission {
       reasons,
       ...('freeBytes' in measures.disk && { diskFreeBytes: measures.disk.freeBytes }),
       diskFloorBytes: this.diskFloorBytes,
-      ...(used !== undefined && { worktreesBytes: used.worktreesBytes, runsBytes: used.runsBytes }),
+      ...(used !== undefined && {
+        worktreesBytes: used.worktreesBytes,
+        runsBytes: used.runsBytes,
+        cachesBytes: used.cachesBytes,
+        caches: used.caches,
+      }),
     };
   }
 
@@ -300,7 +310,7 @@ export class Admission {
       const reclaim =
         used === undefined
           ? ''
-          : ` (worktrees use ${formatBytes(used.worktreesBytes)}, run directories ${formatBytes(used.runsBytes)}: \`harmflow gc\` removes expired clean worktrees)`;
+          : ` (worktrees use ${formatBytes(used.worktreesBytes)}, run directories ${formatBytes(used.runsBytes)}, shared caches ${formatBytes(used.cachesBytes)}: \`harmflow gc\` removes expired clean worktrees and trims the caches to \`--cache-limit-gib\`)`;
       reasons.push(
         `free disk ${formatBytes(disk.freeBytes)} under HARMFLOW_HOME is below the ${formatBytes(this.diskFloorBytes)} floor${reclaim}`,
       );

@@ -1,5 +1,7 @@
 /**
- * `WorktreeCleanup` runs the worktree collector (src/execution/worktree-gc.ts) inside the service:
+ * `WorktreeCleanup` runs the worktree collector (src/execution/worktree-gc.ts) inside the service,
+ * and after it, given `cacheLimitBytes`, the shared caches' (src/execution/cache-gc.ts, which never
+ * removes a cache while a harness uses it, this service's own included):
  * once at `start()`, then every `intervalMs`, and at once when admission finds free disk below its
  * floor (`lowDisk()`, at most once per `lowDiskGapMs`: while the disk stays low admission measures
  * every few seconds, and a run that found nothing to remove will not find more a moment later).
@@ -15,6 +17,7 @@
 import { formatBytes } from '../core/bytes.js';
 import { describeError } from '../core/errors.js';
 import type { HomePaths } from '../core/home.js';
+import { collectCaches } from '../execution/cache-gc.js';
 import { collectWorktrees, type GcReport } from '../execution/worktree-gc.js';
 import type { Store } from '../store/store.js';
 import type { DiskSizes } from './disk-sizes.js';
@@ -33,6 +36,8 @@ export interface CleanupOptions {
   readonly store: Store;
   /** How long after it ended an execution's worktree is kept, ms. */
   readonly retentionMs: number;
+  /** The shared caches' limit, bytes; absent: they are left alone. */
+  readonly cacheLimitBytes?: number;
   /** Where notices go, one line each, without the newline. */
   readonly log: (line: string) => void;
   /** Called after a run that removed at least one worktree. */
@@ -115,11 +120,30 @@ export class WorktreeCleanup {
           `gc: removed the worktree of ${entry.id} (${entry.taskName}${size}; ended ${entry.endedAt})${entry.why ? `: ${entry.why}` : ''}`,
         );
       }
-      if (removed.length > 0) this.#options.onReclaimed?.();
+      const cachesRemoved = await this.#collectCaches();
+      if (removed.length > 0 || cachesRemoved > 0) this.#options.onReclaimed?.();
       return report;
     } catch (error) {
       log(`gc: failed: ${describeError(error)}`);
       return undefined;
     }
+  }
+
+  /**
+   * Trims the shared caches to the limit; returns how many tool folders went. A run that found them
+   * in use says nothing: it would say so every hour while executions run.
+   */
+  async #collectCaches(): Promise<number> {
+    const { home, cacheLimitBytes, log, sizes } = this.#options;
+    if (cacheLimitBytes === undefined || this.#stopping.signal.aborted) return 0;
+    const report = await collectCaches({ home, limitBytes: cacheLimitBytes, dryRun: false });
+    const removed = report.entries.filter((entry) => entry.action === 'removed');
+    for (const entry of removed) {
+      sizes?.forget(entry.path);
+      log(
+        `gc: removed the shared ${entry.tool} cache (${formatBytes(entry.bytes)}; written ${entry.writtenAt}): the caches were over ${formatBytes(cacheLimitBytes)}${entry.why ? `: ${entry.why}` : ''}`,
+      );
+    }
+    return removed.length;
   }
 }

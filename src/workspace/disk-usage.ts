@@ -25,9 +25,22 @@ const SLICE_MS = 10;
 
 /** Bytes the tree at `path` takes on disk; 0 when there is nothing at `path`. */
 export async function diskUsage(path: string): Promise<number> {
+  return (await treeUsage(path)).bytes;
+}
+
+export interface TreeUsage {
+  /** What `diskUsage` counts. */
+  readonly bytes: number;
+  /** The latest modification time of any entry, epoch ms; 0 when there is nothing at the path. */
+  readonly newestMs: number;
+}
+
+/** `diskUsage` and, from the same walk, when anything in the tree was last written. */
+export async function treeUsage(path: string): Promise<TreeUsage> {
   const linked = new Set<string>();
   const pending = [path];
   let bytes = 0;
+  let newestMs = 0;
   let sliceStart = performance.now();
   for (let entry = pending.pop(); entry !== undefined; entry = pending.pop()) {
     if (performance.now() - sliceStart >= SLICE_MS) {
@@ -42,10 +55,11 @@ export async function diskUsage(path: string): Promise<number> {
       linked.add(inode);
     }
     bytes += allocated(stats);
+    newestMs = Math.max(newestMs, stats.mtimeMs);
     if (!stats.isDirectory()) continue;
     for (const name of unlessVanished(() => readdirSync(entry)) ?? []) pending.push(join(entry, name));
   }
-  return bytes;
+  return { bytes, newestMs };
 }
 
 function allocated(stats: Stats): number {

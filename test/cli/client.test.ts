@@ -215,6 +215,28 @@ describe('formatAdmission', () => {
   });
 });
 
+describe('formatAdmission, the disk used', () => {
+  it('names the shared caches beside the worktrees and run directories', () => {
+    const lines = formatAdmission({
+      cap: 2,
+      capFrom: 'idle-cores',
+      cores: 2,
+      load1m: 0,
+      running: 0,
+      queued: 0,
+      held: false,
+      reasons: [],
+      diskFreeBytes: 50 * 1024 ** 3,
+      diskFloorBytes: 2 * 1024 ** 3,
+      worktreesBytes: 3 * 1024 ** 3,
+      runsBytes: 200 * 1024 ** 2,
+      cachesBytes: 1.5 * 1024 ** 3,
+      caches: { npm: 1.5 * 1024 ** 3 },
+    });
+    expect(lines.at(-1)).toBe('disk used  worktrees 3.0 GiB, run directories 200 MiB, shared caches 1.5 GiB');
+  });
+});
+
 describe('messageText', () => {
   it('joins words, reads stdin for -, and refuses a blank message', async () => {
     expect(await messageText(['a', 'b'], Readable.from([]))).toBe('a b');

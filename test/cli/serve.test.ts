@@ -3,7 +3,7 @@
  * an execution run by `harmflow run` in another process is listed and its events stream to the end.
  */
 import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
-import { existsSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -97,8 +97,20 @@ describe('the worktree cleanup in the service', () => {
       taskName: 'old',
       endedAt: new Date(Date.now() - 3 * 86_400_000),
     });
-    const url = await startServer(bench.home.root, ['--worktree-retention', '2d', '--disk-floor-gib', '0']);
+    // A shared cache over the limit (0 GiB): the cleanup removes it too, no harness using it.
+    mkdirSync(join(bench.home.caches, 'npm', '_cacache'), { recursive: true });
+    writeFileSync(join(bench.home.caches, 'npm', '_cacache', 'entry'), 'tarball');
+    const url = await startServer(bench.home.root, [
+      '--worktree-retention',
+      '2d',
+      '--disk-floor-gib',
+      '0',
+      '--cache-limit-gib',
+      '0',
+    ]);
     await until(() => printed.includes(`gc: removed the worktree of ${old.id} (old, `));
+    await until(() => printed.includes('gc: removed the shared npm cache ('));
+    expect(existsSync(join(bench.home.caches, 'npm'))).toBe(false);
     expect(existsSync(old.worktree)).toBe(false);
 
     const auth = { authorization: `Bearer ${TOKEN}` };
@@ -110,7 +122,12 @@ describe('the worktree cleanup in the service', () => {
       string,
       unknown
     >;
-    expect(admission).toMatchObject({ worktreesBytes: 0, runsBytes: expect.any(Number) });
+    expect(admission).toMatchObject({
+      worktreesBytes: 0,
+      runsBytes: expect.any(Number),
+      cachesBytes: 0,
+      caches: { npm: 0, pnpm: 0, yarn: 0, pip: 0, go: 0, cargo: 0, bazel: 0 },
+    });
     expect(admission.runsBytes).toBeGreaterThan(0);
   });
 

@@ -118,6 +118,7 @@ describe('schemas/task.schema.json', () => {
       'switchAtUtilization',
       'gates',
       'sandbox',
+      'caches',
     ]);
     expect(schema.properties?.repo?.default).toBe('.');
     expect(schema.properties?.baseRef?.default).toBe('HEAD');

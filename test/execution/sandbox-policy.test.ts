@@ -24,6 +24,7 @@ const TURN = {
   env: { PATH: `/tmp/t/bin:${STATE}/bin:/usr/bin`, HARMFLOW_FORGE_DIR: '/tmp/t/forge' },
   reads: ['/usr/local/bin/node', '/tmp/t/task.scenario.yaml'],
   hookFiles: [`${STATE}/runs/e1/attempts/1/home/.codex/hooks.json`],
+  caches: [],
 };
 
 describe('a turn in the sandbox', () => {
@@ -42,6 +43,14 @@ describe('a turn in the sandbox', () => {
       '/tmp/t/repo/.git/worktrees/e1',
       '/tmp/t/forge',
     ]);
+  });
+
+  it('writes the folders of its caches, and of the cache root nothing else', () => {
+    const caches = [`${STATE}/caches/npm`, `${STATE}/caches/go`, `${STATE}/runs/e1/caches`];
+    const policy = turnPolicy(SANDBOX, { ...TURN, caches, gateRunner: false });
+    expect(policy.writable).toEqual(expect.arrayContaining(caches));
+    expect(policy.writable).not.toContain(`${STATE}/caches`);
+    expect(policy.hidden).toEqual([STATE]);
   });
 
   it('keeps the git directories (config, hooks, the room for a commondir), the admin folder’s links, the worktree’s .git file, its attempt folder, the hooks’ settings and context.json read-only', () => {

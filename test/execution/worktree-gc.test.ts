@@ -5,7 +5,7 @@
  * remove, one a live process owns and one a follow-up reopened; it leaves younger ones alone; a dry
  * run changes nothing. And a removed worktree comes back from its branch for a follow-up.
  */
-import { existsSync, readdirSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { claimOwnership, releaseOwnership } from '../../src/execution/owner-file.js';
@@ -165,6 +165,35 @@ describe('collectWorktrees', () => {
     expect(report.reclaimedBytes).toBe(report.entries[1]?.bytes);
     expect(snapshot()).toEqual(before);
     expect(existsSync(bench.home.worktreeRemovedFile(clean.id))).toBe(false);
+  });
+
+  it("removes the execution's own build folders and private caches with its worktree, never the shared caches, and keeps a kept one's", async () => {
+    const gone = await ended('gone', 9);
+    const dirty = await ended('dirty-caches', 10, (worktree) => writeFileSync(join(worktree, 'notes.txt'), 'draft\n'));
+    for (const record of [gone, dirty]) {
+      mkdirSync(join(bench.home.executionCaches(record.id), 'cargo-target', 'debug'), { recursive: true });
+      writeFileSync(join(bench.home.executionCaches(record.id), 'cargo-target', 'debug', 'app'), 'x'.repeat(10_000));
+    }
+    // Read-only, as Go leaves its module cache: removed all the same.
+    const modules = join(bench.home.executionCaches(gone.id), 'go', 'mod', 'example.com@v1.0.0');
+    mkdirSync(modules, { recursive: true });
+    writeFileSync(join(modules, 'go.mod'), 'module example.com\n');
+    chmodSync(modules, 0o555);
+    const shared = join(bench.home.caches, 'npm', '_cacache');
+    mkdirSync(shared, { recursive: true });
+    writeFileSync(join(shared, 'entry'), 'tarball');
+
+    const report = await collect(false);
+
+    const byId = new Map(report.entries.map((entry) => [entry.id, entry]));
+    expect(byId.get(gone.id)).toMatchObject({ action: 'removed', cachesBytes: expect.any(Number) });
+    expect(byId.get(gone.id)?.cachesBytes).toBeGreaterThanOrEqual(10_000);
+    expect(existsSync(bench.home.executionCaches(gone.id))).toBe(false);
+    expect(existsSync(bench.home.runDir(gone.id))).toBe(true);
+    expect(byId.get(dirty.id)).toMatchObject({ action: 'kept' });
+    expect(existsSync(join(bench.home.executionCaches(dirty.id), 'cargo-target', 'debug', 'app'))).toBe(true);
+    expect(existsSync(join(shared, 'entry'))).toBe(true);
+    expect(report.reclaimedBytes).toBe((byId.get(gone.id)?.bytes ?? 0) + (byId.get(gone.id)?.cachesBytes ?? 0));
   });
 
   it('keeps one a follow-up reopened after it was listed', async () => {

@@ -171,21 +171,28 @@ describe('Admission disk floor', () => {
     expect(await subject.status()).toMatchObject({ held: false, reasons: [], running: 1, queued: 0 });
   });
 
-  it('names what worktrees and run directories use, and calls onDiskLow, while free disk is low', async () => {
+  it('names what worktrees, run directories and the shared caches use, and calls onDiskLow, while free disk is low', async () => {
     const host = new FakeHost();
     let lows = 0;
+    const caches = { npm: 1.5 * GiB, pnpm: 0, yarn: 0, pip: 0, go: 0.5 * GiB, cargo: 0, bazel: 0 };
     const subject = admission(host, {
-      stateDisk: async () => ({ worktreesBytes: 3.1 * GiB, runsBytes: 0.4 * GiB }),
+      stateDisk: async () => ({ worktreesBytes: 3.1 * GiB, runsBytes: 0.4 * GiB, cachesBytes: 2 * GiB, caches }),
       onDiskLow: () => {
         lows += 1;
       },
     });
-    expect(await subject.status()).toMatchObject({ held: false, worktreesBytes: 3.1 * GiB, runsBytes: 0.4 * GiB });
+    expect(await subject.status()).toMatchObject({
+      held: false,
+      worktreesBytes: 3.1 * GiB,
+      runsBytes: 0.4 * GiB,
+      cachesBytes: 2 * GiB,
+      caches,
+    });
     expect(lows).toBe(0);
 
     host.free = 1.25 * GiB;
     expect(await subject.refusal()).toBe(
-      'free disk 1.2 GiB under HARMFLOW_HOME is below the 2 GiB floor (worktrees use 3.1 GiB, run directories 409.6 MiB: `harmflow gc` removes expired clean worktrees)',
+      'free disk 1.2 GiB under HARMFLOW_HOME is below the 2 GiB floor (worktrees use 3.1 GiB, run directories 409.6 MiB, shared caches 2 GiB: `harmflow gc` removes expired clean worktrees and trims the caches to `--cache-limit-gib`)',
     );
     expect(lows).toBe(1);
   });
