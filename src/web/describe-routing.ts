@@ -54,7 +54,7 @@ export function describeNextFollowUp(next: NextFollowUp): string {
     case 'fresh':
       return `starts a new harness session, with the handoff: ${next.reason}`;
     case 'waits':
-      return `waits: ${next.reason}`;
+      return next.reason;
     case 'refused':
       return `refused: ${next.reason}`;
   }

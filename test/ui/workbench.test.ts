@@ -4,7 +4,8 @@
  * Executions screen, selects the running execution by keyboard, steps through its Events to the
  * quota event and the switch and reads the harness names there, sends a follow-up from the
  * Transcript and sees it delivered, checks the `?` overlay, finds the execution on History once it
- * ended, and runs at 375 px. A second execution runs out of quota on its only harness and waits for
+ * ended — its Summary naming the harness session each attempt ran in and the one a follow-up resumes —,
+ * and runs at 375 px. A second execution runs out of quota on its only harness and waits for
  * the reset: its row and its detail say for which harness and until when, and "Resume now", after
  * the page asks, carries it on to success; once it ended, `C` asks nothing. A third, while it runs,
  * opens its follow-up box with `m` and is asked about (not) canceling with `C`, then is switched by
@@ -167,6 +168,10 @@ describe.skipIf(!available)('the Workbench in Chromium', () => {
 
     await page.keyboard.press('1');
     await expect.poll(() => page.locator('#summary-body').textContent()).toMatch(/claude-code/);
+    // Sessions: the first attempt's Claude Code session, as its stream reported it.
+    await expect
+      .poll(() => page.locator('#summary-body ul.sessions li').first().textContent())
+      .toMatch(/^claude-code session \S+ — attempt 1$/);
     await keepScreenshot(page, 'summary.png');
     await page.keyboard.press('4');
     await expect.poll(() => page.locator('#changes-body').textContent(), { timeout: 15_000 }).toMatch(/NOTES\.md/);
@@ -196,6 +201,21 @@ describe.skipIf(!available)('the Workbench in Chromium', () => {
     await expect.poll(() => row.count()).toBe(0);
     await page.locator('#filter-text').fill('');
     await keepScreenshot(page, 'history.png');
+
+    // Its Summary says which harness session a follow-up resumes: the API's routing, the engine's rule.
+    const { routing } = (await daemon.api('GET', `/api/executions/${execution}`)).body as {
+      routing: { nextFollowUp: { kind: string; harness?: string; sessionId?: string } };
+    };
+    expect(routing.nextFollowUp).toMatchObject({ kind: 'resume', harness: 'codex' });
+    await page.goto(`${daemon.url}/executions/${execution}`);
+    const next = page.locator('#summary-body p.next-follow-up[data-kind="resume"]');
+    await expect
+      .poll(() => next.textContent(), { timeout: 15_000 })
+      .toBe(`Next follow-up: resumes codex session ${routing.nextFollowUp.sessionId} (attempt 2's)`);
+    expect(await page.locator('#summary-body ul.sessions li').allTextContents()).toEqual([
+      expect.stringMatching(/^claude-code session \S+ — attempt 1$/),
+      `codex session ${routing.nextFollowUp.sessionId} — attempt 2`,
+    ]);
     await page.close();
   });
 
