@@ -43,8 +43,10 @@ export async function serveHere(options: ServeOptions, limits: ServiceLimits): P
   const { port, maxRunning, diskFloorBytes, interruptBudgetMs, closeBudgetMs, retentionMs, cacheLimitBytes } = limits;
   // A service whose terminal went away keeps serving: its notices are not worth dying for.
   process.stdout.on('error', () => {});
-  const { home, store } = openHome(options.home);
-  const runs = openSqliteResumeStore(home.database);
+  // Bound before anything is made under the state directory: a start that cannot listen leaves
+  // nothing behind — no state directory, database or token it never showed.
+  const { server, bound, use } = await listen(port);
+  const { home, store, runs } = openStores(options.home, server);
   const notice = (line: string) => void process.stdout.write(`${line}\n`);
   const diskSizes = new DiskSizes();
   const admission = new Admission({
@@ -89,13 +91,6 @@ export async function serveHere(options: ServeOptions, limits: ServiceLimits): P
     return stopping;
   };
 
-  const { server, bound, use } = await listen(port).catch(async (error: unknown) => {
-    admission.close();
-    await runs.close();
-    await store.close();
-    throw error;
-  });
-  // Made once the port is ours: a start that cannot listen leaves no token it never showed.
   const { token, created } = loadOrCreateToken(home);
   use(
     createApp({
@@ -125,6 +120,17 @@ export async function serveHere(options: ServeOptions, limits: ServiceLimits): P
   });
   await Promise.race([signalled, new Promise<void>((resolve) => server.once('close', resolve))]);
   await stop();
+}
+
+/** The state directory's stores, opened once the service listens; `server` is closed when they cannot be. */
+function openStores(explicitHome: string | undefined, server: Listening['server']) {
+  try {
+    const { home, store } = openHome(explicitHome);
+    return { home, store, runs: openSqliteResumeStore(home.database) };
+  } catch (error) {
+    server.close();
+    throw error;
+  }
 }
 
 /**

@@ -141,7 +141,7 @@ describe('the worktree cleanup in the service', () => {
 });
 
 describe('harmflow serve on a port in use', () => {
-  it('on a port in use: one line and exit 2, and no token made that it never showed', async () => {
+  it('on a port in use: one line and exit 2, and nothing made under the state directory', async () => {
     const taken = createServer();
     const port = await new Promise<number>((resolve) => {
       taken.listen(0, '127.0.0.1', () => resolve((taken.address() as { port: number }).port));
@@ -155,7 +155,7 @@ describe('harmflow serve on a port in use', () => {
       });
       expect(result.stderr).toBe(`harmflow: port ${port} on 127.0.0.1 is in use; pick another with --port\n`);
       expect(result.status).toBe(EXIT.usage);
-      expect(existsSync(join(home, 'token'))).toBe(false);
+      expect(existsSync(home)).toBe(false); // no database, no token it never showed
     } finally {
       taken.close();
     }
