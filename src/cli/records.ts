@@ -10,8 +10,8 @@ import { formatBytes } from '../core/bytes.js';
 import { harmflowHome } from '../core/home.js';
 import { LIVE_STATES } from '../core/outcome.js';
 import { type ExecutionDisk, executionDisk } from '../execution/execution-disk.js';
-import { pullRequestCell } from '../execution/execution-facts.js';
-import { ownerCell, ownersOf } from '../execution/owners.js';
+import { ownersOf } from '../execution/owners.js';
+import { ownerCell, pullRequestCell } from '../web/execution-cells.js';
 import { printLine, sayLine } from './print-line.js';
 import { executionIdFor, findExecution, openRecordStore } from './record-home.js';
 
@@ -48,14 +48,17 @@ export function registerRecords(program: Command): void {
         }
         if (rows.length === 0)
           return sayLine(options.all ? 'no executions' : 'no live executions (ls --all shows ended ones)');
-        const ownerCells = rows.map((row) => ownerCell(owners[row.id]));
+        const ownerCells = rows.map((row) => {
+          const owner = owners[row.id];
+          return owner === undefined ? '-' : ownerCell(owner);
+        });
         const ownerWidth = Math.max('OWNER'.length, ...ownerCells.map((cell) => cell.length));
         sayLine(
           `${'ID'.padEnd(26)}  ${'STATE'.padEnd(10)}  ${'ATT'.padEnd(3)}  ${'TURNS'.padEnd(5)}  ${'PR'.padEnd(PR_WIDTH)}  ${'OWNER'.padEnd(ownerWidth)}  ${'HARNESS'.padEnd(12)}  ${'DISK'.padEnd(DISK_WIDTH)}  ${'CREATED'.padEnd(19)}  TASK`,
         );
         rows.forEach((row, at) => {
           sayLine(
-            `${row.id}  ${row.state.padEnd(10)}  ${String(row.attemptCount).padEnd(3)}  ${String(row.turnCount ?? '-').padEnd(5)}  ${pullRequestCell(row.pullRequestUrl).padEnd(PR_WIDTH)}  ${(ownerCells[at] ?? '-').padEnd(ownerWidth)}  ${(row.currentHarness ?? '-').padEnd(12)}  ${diskColumn(disks[at]).padEnd(DISK_WIDTH)}  ${row.createdAt.slice(0, 19).replace('T', ' ')}  ${row.taskName}`,
+            `${row.id}  ${row.state.padEnd(10)}  ${String(row.attemptCount).padEnd(3)}  ${String(row.turnCount ?? '-').padEnd(5)}  ${(row.pullRequestUrl === undefined ? '-' : pullRequestCell(row.pullRequestUrl)).padEnd(PR_WIDTH)}  ${(ownerCells[at] ?? '-').padEnd(ownerWidth)}  ${(row.currentHarness ?? '-').padEnd(12)}  ${diskColumn(disks[at]).padEnd(DISK_WIDTH)}  ${row.createdAt.slice(0, 19).replace('T', ' ')}  ${row.taskName}`,
           );
         });
       } finally {

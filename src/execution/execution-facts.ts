@@ -32,13 +32,3 @@ export function turnsCompletedWith(turn: Pick<Turn, 'id'>): number {
   }
   return number;
 }
-
-/**
- * A pull request URL as a list's cell: `#42` for a URL that ends in its number (GitHub's
- * `…/pull/42`), else the URL; `-` for none.
- */
-export function pullRequestCell(url: string | undefined): string {
-  if (url === undefined) return '-';
-  const number = /\/pull\/(\d+)\/?$/.exec(url)?.[1];
-  return number === undefined ? url : `#${number}`;
-}

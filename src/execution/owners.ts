@@ -7,8 +7,6 @@
 import type { HomePaths } from '../core/home.js';
 import { type OwnerProcess, ownerProcess } from './owner-file.js';
 
-export type { OwnerProcess } from './owner-file.js';
-
 /** Each execution of `ids` that has an owner file, mapped to the process it names. */
 export function ownersOf(home: HomePaths, ids: readonly string[]): Record<string, OwnerProcess> {
   const owners: Record<string, OwnerProcess> = {};
@@ -17,11 +15,4 @@ export function ownersOf(home: HomePaths, ids: readonly string[]): Record<string
     if (owner !== undefined) owners[id] = owner;
   }
   return owners;
-}
-
-/** One owner as a list cell: `4242@build-1`, `4242@build-1 (gone)` for a stale file, `-` for none. */
-export function ownerCell(owner: OwnerProcess | undefined): string {
-  if (owner === undefined) return '-';
-  const where = owner.host === undefined ? String(owner.pid) : `${owner.pid}@${owner.host}`;
-  return owner.alive === false ? `${where} (gone)` : where;
 }

@@ -10,8 +10,7 @@
  * are left for the detail view (the list does not carry them).
  */
 import type { ExecutionList } from '../cli/client.js';
-import { pullRequestCell } from '../execution/execution-facts.js';
-import { ownerCell } from '../execution/owners.js';
+import { ownerCell, pullRequestCell } from '../web/execution-cells.js';
 import { formatTokens, formatUsd } from '../web/format.js';
 import { GLOBAL_KEYS, LIST_KEYS, TERMINAL_KEYS } from '../web/keys/keymap.js';
 import { resetTime } from '../web/wait.js';

@@ -3,6 +3,7 @@
  * record it shows (docs/api.md). The service validates everything it writes with zod; the browser
  * is its own API's client and takes these shapes as given, reading optional fields as optional.
  */
+import type { OwnerProcess } from './execution-cells.js';
 import type { Wait } from './wait.js';
 
 export interface ExecutionRecord {
@@ -21,6 +22,8 @@ export interface ExecutionRecord {
   readonly attemptCount: number;
   readonly currentHarness?: string;
   readonly message?: string;
+  readonly pullRequestUrl?: string;
+  readonly turnCount?: number;
 }
 
 export interface AttemptRecord {
@@ -46,12 +49,13 @@ export interface ExecutionDisk {
   readonly worktreeRemovedAt?: string;
 }
 
-/** `GET /api/executions?include=attempts` (and `waits`, `disk`, with `include=attempts,waits,disk`). */
+/** `GET /api/executions?include=attempts` (and `waits`, `disk`, `owners`, with `include=attempts,waits,disk,owners`). */
 export interface ExecutionList {
   readonly executions: readonly ExecutionRecord[];
   readonly attempts: Readonly<Record<string, readonly AttemptRecord[]>>;
   readonly waits?: Readonly<Record<string, Wait>>;
   readonly disk?: Readonly<Record<string, ExecutionDisk>>;
+  readonly owners?: Readonly<Record<string, OwnerProcess>>;
 }
 
 /** One line of `events.jsonl`. */
@@ -66,25 +70,28 @@ export interface EventRecord {
 }
 
 /**
- * A listed execution with its attempts, the wait it is in and what it takes on disk when the answer
- * has them, as the list screens show it.
+ * A listed execution with its attempts, the wait it is in, what it takes on disk and the process
+ * that drives it when the answer has them, as the list screens show it.
  */
 export type ExecutionRow = ExecutionRecord & {
   readonly attemptsList: readonly AttemptRecord[];
   readonly wait?: Wait;
   readonly disk?: ExecutionDisk;
+  readonly owner?: OwnerProcess;
 };
 
-/** The list's executions, each with its attempts (none when the answer lists none for it), its wait and its disk. */
+/** The list's executions, each with its attempts (none when the answer lists none for it), its wait, its disk and its owner. */
 export function withAttempts(list: ExecutionList): ExecutionRow[] {
   return list.executions.map((execution) => {
     const wait = list.waits?.[execution.id];
     const disk = list.disk?.[execution.id];
+    const owner = list.owners?.[execution.id];
     return {
       ...execution,
       attemptsList: list.attempts[execution.id] ?? [],
       ...(wait !== undefined && { wait }),
       ...(disk !== undefined && { disk }),
+      ...(owner !== undefined && { owner }),
     };
   });
 }

@@ -93,7 +93,7 @@ export function ExecutionsPage() {
       screen="executions"
       module="executions.js"
       label="Running, queued and waiting executions"
-      columns={['Task', 'State', 'Harness', 'Elapsed / timeout', 'Tokens', 'Cost', 'Disk']}
+      columns={['Task', 'State', 'Harness', 'Elapsed / timeout', 'Tokens', 'Cost', 'Disk', 'Turns', 'Owner']}
     >
       <button type="button" id="new-task-button" aria-haspopup="dialog" aria-keyshortcuts="c">
         New task <kbd>c</kbd>
@@ -111,7 +111,7 @@ export function HistoryPage() {
       screen="history"
       module="history.js"
       label="Ended executions, newest first"
-      columns={['Task', 'Outcome', 'Harnesses', 'Switches', 'Duration', 'Cost', 'Disk', 'Ended']}
+      columns={['Task', 'Outcome', 'Harnesses', 'Switches', 'Duration', 'Cost', 'Disk', 'Turns', 'PR', 'Ended']}
     >
       <search class="filters">
         <label>

@@ -2,10 +2,14 @@
  * The Executions screen (`/`): every queued, running or waiting execution — task, state (for a
  * waiting one, the harness it waits for and when that resets), the harness it is on and its attempt,
  * elapsed time against its timeout, tokens and cost so far, the disk its worktree and run directory
- * take — fetched every 2 s (`GET /api/executions?state=live&include=attempts,waits,disk`; the service
- * measures each tree at most every 30 s), the elapsed column ticking each second. New task (`c`)
+ * take, the turns completed, and the pid and host of the process that drives it (`(gone)` when its
+ * owner file names a process that is gone) — fetched every 2 s
+ * (`GET /api/executions?state=live&include=attempts,waits,disk,owners`; the service measures each
+ * tree at most every 30 s), the elapsed column ticking each second. New task (`c`)
  * opens the form that submits one (new-task.ts).
  */
+
+import { ownerCell } from '../execution-cells.js';
 import { EXECUTIONS_KEYS, GLOBAL_KEYS, LIST_KEYS } from '../keys/keymap.js';
 import { type ExecutionList, type ExecutionRow, totals, withAttempts } from '../records.js';
 import { resetNote, resetTime } from '../wait.js';
@@ -36,7 +40,7 @@ installKeys(
 let latest: readonly ExecutionRow[] = [];
 async function refresh(): Promise<void> {
   try {
-    const answer = (await api.get('/api/executions?state=live&include=attempts,waits,disk')) as ExecutionList;
+    const answer = (await api.get('/api/executions?state=live&include=attempts,waits,disk,owners')) as ExecutionList;
     latest = withAttempts(answer);
     render();
   } catch (error) {
@@ -81,6 +85,8 @@ function rowOf(execution: ExecutionRow): HTMLTableRowElement {
     el('td', { 'data-label': 'Tokens' }, formatTokens(tokens)),
     el('td', { 'data-label': 'Cost' }, formatUsd(usd)),
     el('td', { 'data-label': 'Disk' }, formatDisk(execution.disk)),
+    el('td', { 'data-label': 'Turns' }, execution.turnCount === undefined ? '–' : String(execution.turnCount)),
+    el('td', { 'data-label': 'Owner' }, execution.owner === undefined ? '–' : ownerCell(execution.owner)),
   );
 }
 

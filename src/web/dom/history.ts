@@ -1,10 +1,12 @@
 /**
  * The History screen (`/history`): ended executions, newest first — outcome, the harnesses it ran on
- * in order, its switches, duration, cost and the disk it still takes (worktree and run directory, or
- * the run directory alone once gc removed the worktree) — filtered by outcome, harness and text as
- * you type.
+ * in order, its switches, duration, cost, the disk it still takes (worktree and run directory, or
+ * the run directory alone once gc removed the worktree), the turns completed and the pull request it
+ * opened (a link) — filtered by outcome, harness and text as you type.
  * Fetched once, and again every 10 s to pick up executions that end meanwhile.
  */
+
+import { pullRequestCell, pullRequestHref } from '../execution-cells.js';
 import { GLOBAL_KEYS, LIST_KEYS } from '../keys/keymap.js';
 import { type ExecutionList, type ExecutionRow, totals, withAttempts } from '../records.js';
 import { byId, el, formatDisk, formatDuration, formatUsd } from './el.js';
@@ -77,8 +79,17 @@ function rowOf(row: ExecutionRow): HTMLTableRowElement {
     el('td', { 'data-label': 'Duration' }, duration),
     el('td', { 'data-label': 'Cost' }, formatUsd(totals(row.attemptsList).usd)),
     el('td', { 'data-label': 'Disk' }, formatDisk(row.disk)),
+    el('td', { 'data-label': 'Turns' }, row.turnCount === undefined ? '–' : String(row.turnCount)),
+    el('td', { 'data-label': 'PR' }, pullRequestLink(row.pullRequestUrl)),
     el('td', { 'data-label': 'Ended' }, row.endedAt === undefined ? '–' : new Date(row.endedAt).toLocaleString()),
   );
+}
+
+/** `#42`, a link to the pull request when its URL is http(s); `–` for none. */
+function pullRequestLink(url: string | undefined): Node | string {
+  if (url === undefined) return '–';
+  const href = pullRequestHref(url);
+  return href === undefined ? pullRequestCell(url) : el('a', { href }, pullRequestCell(url));
 }
 
 for (const control of [outcome, harness]) control.addEventListener('change', render);

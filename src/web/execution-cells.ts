@@ -1,0 +1,30 @@
+/**
+ * How the lists write what an execution's record and owner file say (issue 26): its pull request
+ * and the process that drives it. Shared by `harmflow ls`, the terminal UI and the Workbench;
+ * DOM-free and Node-free, so every build compiles it.
+ */
+
+/** The process an owner file names, as `include=owners` and `ls --json` give it. */
+export interface OwnerProcess {
+  readonly pid: number;
+  readonly host?: string;
+  /** Whether it still runs; `null`: on another host, not checked; `false`: a stale file. */
+  readonly alive: boolean | null;
+}
+
+/** A pull request URL: `#42` for one that ends in its number (GitHub's `…/pull/42`), else the URL. */
+export function pullRequestCell(url: string): string {
+  const number = /\/pull\/(\d+)\/?$/.exec(url)?.[1];
+  return number === undefined ? url : `#${number}`;
+}
+
+/** The URL as a link's target: only an `http:` or `https:` URL, so what gh printed never becomes a `javascript:` link. */
+export function pullRequestHref(url: string): string | undefined {
+  return /^https?:\/\/[^\s]+$/i.test(url) ? url : undefined;
+}
+
+/** `4242@build-1`; `4242@build-1 (gone)` when that process is gone (a stale owner file); the pid alone without a host. */
+export function ownerCell(owner: OwnerProcess): string {
+  const where = owner.host === undefined ? String(owner.pid) : `${owner.pid}@${owner.host}`;
+  return owner.alive === false ? `${where} (gone)` : where;
+}
