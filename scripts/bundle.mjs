@@ -10,6 +10,9 @@
  *    record verbs, the terminal UI and the workflow verbs each with only their own code; `--help` from the verbs' usage
  *    recorded here from the whole program; the manifest that maps verbs to entries; and
  *    src/cli/bundled-verbs.ts itself as launch.cjs, which bin/harmflow.js requires.
+ *
+ * `UNMINIFIED=1 node scripts/bundle.mjs` writes the verb entries unminified, so a CPU profile of a
+ * verb (`node --cpu-prof bin/harmflow.js …`) names their functions and lines.
  */
 import { rmSync, writeFileSync } from 'node:fs';
 import { fileURLToPath, pathToFileURL } from 'node:url';
@@ -48,14 +51,15 @@ const ENTRIES = {
     waitsFor: { module: 'tui/deferred-yoga.js', name: 'yogaLoaded' },
     plugins: [yogaDeferred(), inkWithoutDevtools(), fastText()],
   },
-  // zod stays in node_modules so the user's workflow file and the engine share one zod (its output
-  // schemas); the cluster's clients load only with --store/--queue, and bullmq reads its scripts from
-  // its own folder.
+  // The cluster's clients stay in node_modules: they load only with --store/--queue, and bullmq reads
+  // its scripts from its own folder. zod is bundled like the other entries'; a workflow file imports
+  // its own (node_modules' ES module build), and zod's classes match across copies (its instanceof
+  // checks traits), so the engine tells a ZodError of the file's schemas as it does its own.
   workflow: {
     module: 'cli/workflow.js',
     register: 'registerWorkflow',
     plugins: [],
-    external: ['zod', 'pg', 'bullmq', 'ioredis'],
+    external: ['pg', 'bullmq', 'ioredis'],
   },
 };
 /** Packages a bundle leaves to node_modules: Node's own and the native addon. */
@@ -235,7 +239,7 @@ async function bundleEntry(outDir, name, source, plugins, external) {
   const { output } = await bundle.write({
     dir: outDir,
     format: 'cjs',
-    minify: true,
+    minify: !process.env.UNMINIFIED,
     entryFileNames: '[name].cjs',
     chunkFileNames: `${name}-[hash].cjs`,
   });

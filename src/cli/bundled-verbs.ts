@@ -1,8 +1,8 @@
 /**
  * The everyday verbs run from bundles: `--version`, `--help` and the verbs of the record,
  * terminal-UI and workflow entries (`ls`, `show`, `events`, `context`, `ui`, `workflow`). Each entry
- * is one minified file in dist/cli-bundle/ that holds only its verbs' code, commander included, and
- * zod except in the workflow entry, which shares the user's (scripts/bundle.mjs,
+ * is one minified file in dist/cli-bundle/ that holds only its verbs' code, zod and commander
+ * included (scripts/bundle.mjs,
  * part of `npm run build`), so a verb does not load the other verbs' modules one by one — the cost
  * that made every verb take 5–6× a bare Node start (BENCHMARKS.md, "CLI verb start").
  *

@@ -125,6 +125,21 @@ describe('the record verbs open only what they need', () => {
   });
 });
 
+describe("the workflow entry and a workflow file's own zod", () => {
+  // The bundle holds its own zod; the file imports node_modules' (test/cli/zod-error-workflow.mjs).
+  it('tells a ZodError of the file for a schema error, as the whole program does', () => {
+    const file = fileURLToPath(new URL('./zod-error-workflow.mjs', import.meta.url));
+    const args = ['workflow', 'run', file, '--quiet', '--yes'];
+    const withoutIds = (result: ReturnType<typeof run>) => ({
+      ...result,
+      stdout: result.stdout.replace(/\b[0-9a-hjkmnp-tv-z]{26}\b/g, 'RUN'),
+    });
+    const bundled = withoutIds(run(BIN, args));
+    expect(bundled.stdout).toMatch(/step check item all: invalid: ✖ Invalid input: expected string, received number/);
+    expect(bundled).toEqual(withoutIds(run(WHOLE, args)));
+  });
+});
+
 describe("the workflow entry's code cache", () => {
   // Code compiled from a code cache cannot call import() (src/core/module-importer.ts): the second
   // run, the first from the cache, is the one that would fail to load the file.
