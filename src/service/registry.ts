@@ -236,15 +236,15 @@ export class Registry implements ExecutionService {
 
   /**
    * The executions whose owners are alive now, by where each is: `queued` while its owner waits for
-   * a slot, else its stored state (`waiting` for a quota reset, or `running`). The owners are taken
-   * at the call; their states read after.
+   * its first slot, else by its stored state — `waiting` for a quota reset, `queued` for a slot again
+   * after one, `running` otherwise. The owners are taken at the call; their states read after.
    */
   async suspending(): Promise<Suspending> {
     const owners = [...this.#owners.values()].filter((owner) => owner.phase !== 'done');
     const counts = { running: 0, waiting: 0, queued: 0 };
     for (const owner of owners) {
-      if (owner.phase === 'queued') counts.queued += 1;
-      else if ((await this.#options.store.getExecution(owner.id))?.state === 'waiting') counts.waiting += 1;
+      const state = owner.phase === 'queued' ? 'queued' : (await this.#options.store.getExecution(owner.id))?.state;
+      if (state === 'queued' || state === 'waiting') counts[state] += 1;
       else counts.running += 1;
     }
     return counts;

@@ -147,3 +147,31 @@ describe('quota scheduling in the service', () => {
     ]);
   });
 });
+
+describe('what a stop suspends', () => {
+  it('counts the running, the waiting and the queued executions apart', { timeout: 30_000 }, async () => {
+    bench = makeServiceBench({ maxRunning: 1 });
+    const claude = bench.scenario('claude-out', {
+      steps: [{ say: 'Working.' }, { end: { quota: { resetsIn: '1h' } } }],
+    });
+    const waiter = await bench.registry.submit(
+      bench.task({ harness: simulated('claude-code', claude), waitForReset: true, timeout: '3h' }),
+    );
+    await until(async () => (await bench.store.getExecution(waiter.id))?.state === 'waiting');
+    const slow = bench.scenario('slow', {
+      pace: '1s',
+      steps: [...Array.from({ length: 10 }, (_, at) => ({ say: `line ${at + 1}` })), { end: 'complete' }],
+    });
+    const running = await bench.registry.submit(bench.task({ harness: simulated('codex', slow) }));
+    await until(async () => (await bench.store.getExecution(running.id))?.state === 'running');
+    const queued = await bench.registry.submit(bench.task({ harness: simulated('codex', slow) }));
+    expect((await bench.store.getExecution(queued.id))?.state).toBe('queued');
+
+    expect(await bench.registry.suspending()).toStrictEqual({ running: 1, waiting: 1, queued: 1 });
+    await bench.registry.stop();
+    expect(await bench.registry.suspending()).toStrictEqual({ running: 0, waiting: 0, queued: 0 });
+    for (const id of [waiter.id, running.id, queued.id]) {
+      expect(['queued', 'running', 'waiting']).toContain((await bench.store.getExecution(id))?.state);
+    }
+  });
+});
