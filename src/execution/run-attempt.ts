@@ -185,12 +185,18 @@ export async function runAttempt(input: AttemptInput): Promise<AttemptResult> {
   };
   // Made before the harness starts, so that a sandbox can bind it writable (only a file that exists can be).
   if (hooked) createSeenFile(input.attemptDir);
-  if (input.caches !== undefined) makeCacheFolders(input.caches, spec.env.HOME);
-  // Registered before the harness starts: a `harmflow gc` now waits for it, or it for the gc.
+  // Registered before the harness starts: a `harmflow gc` now waits for it, or it for the gc. The
+  // folders are made after: a gc that ran meanwhile may have removed one (a sandbox binds only what exists).
   const releaseCaches =
     input.caches?.sharedRoot !== undefined
       ? await useSharedCaches(input.caches.sharedRoot, input.caches.execution, input.signal)
       : undefined;
+  try {
+    if (input.caches !== undefined) makeCacheFolders(input.caches, spec.env.HOME);
+  } catch (error) {
+    releaseCaches?.();
+    throw error;
+  }
   const launch = input.sandbox ? sandboxedCommand(input, input.sandbox, spec, homeDir, hooked, hookFiles) : spec;
   const child = spawnProcess({
     command: launch.command,

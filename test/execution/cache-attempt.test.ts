@@ -144,12 +144,18 @@ describe("a turn's caches", () => {
     expect(said.env.GOCACHE).toBe(join(home.caches, 'go', 'build'));
   });
 
-  it('does not start while a cache collection holds the caches, and starts once it is done', async () => {
+  it('does not start while a cache collection holds the caches, and finds its folders made again after it', async () => {
+    await turn('shared');
     const hold = holdForCollection(home.caches);
     if (!('release' in hold)) throw new Error('the collection could not hold the caches');
     const released = Date.now() + 600;
-    setTimeout(() => hold.release(), 600);
+    setTimeout(() => {
+      // What the collection removed while the turn waited.
+      rmSync(join(home.caches, 'cargo'), { recursive: true, force: true });
+      hold.release();
+    }, 600);
     const said = await turn('shared');
     expect(said.startedAt).toBeGreaterThanOrEqual(released);
+    expect(said.registry).toBe(join(home.caches, 'cargo', 'registry'));
   });
 });
