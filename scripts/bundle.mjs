@@ -200,20 +200,32 @@ function fastText() {
 }
 
 /**
- * commander loads child_process when it loads, for a verb run as a separate executable, which HarmFlow
- * never has: 6 ms of every start (child_process, net, dgram and their streams). In the bundles it
- * loads on the first such spawn instead. The build fails if commander's line is no longer there.
+ * Two packages load child_process when they load, for what HarmFlow's starts never do: commander for
+ * a verb run as a separate executable, and terminal-size (Ink's) to ask `tput` or `stty` for the size
+ * of an output that is not a terminal. That is 6–20 ms of a start (child_process, net, dgram and their
+ * streams). In the bundles it loads on the first such call instead. The build fails if either
+ * package's line is no longer there.
  */
 const lazyChildProcess = {
   name: 'lazy-child-process',
   transform(code, id) {
-    if (!/[/\\]commander[/\\]lib[/\\]command\.js$/.test(id)) return null;
-    return replaceExactly(
-      code,
-      id,
-      "const childProcess = require('node:child_process');",
-      "const childProcess = { spawn: (...args) => require('node:child_process').spawn(...args) };",
-    );
+    if (/[/\\]commander[/\\]lib[/\\]command\.js$/.test(id)) {
+      return replaceExactly(
+        code,
+        id,
+        "const childProcess = require('node:child_process');",
+        "const childProcess = { spawn: (...args) => require('node:child_process').spawn(...args) };",
+      );
+    }
+    if (/[/\\]terminal-size[/\\]index\.js$/.test(id)) {
+      return replaceExactly(
+        code,
+        id,
+        "import {execFileSync} from 'node:child_process';",
+        "const execFileSync = (...args) => process.getBuiltinModule('node:child_process').execFileSync(...args);",
+      );
+    }
+    return null;
   },
 };
 
