@@ -12,8 +12,8 @@
  * first and only then looks for `.gc`, waiting while a live collector holds it; a collector claims
  * `.gc` first and only then lists the users, giving up when any is alive. Whichever writes second
  * sees the other's file. A user file of a process that is gone (HarmFlow was killed) counts as gone
- * and is removed by the next collection. Inside the sandbox the root itself stays read-only (only the
- * tools' folders are bound writable), so an agent cannot remove these files.
+ * and is removed by the next collection. Inside the sandbox the root is out of reach (only the tools'
+ * folders are bound writable), so an agent cannot touch these files.
  */
 import { mkdirSync, readdirSync, readFileSync, renameSync, unlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -32,11 +32,16 @@ const PARTIAL = '.partial';
 let turns = 0;
 
 /**
- * Registers a harness turn of `execution` as a user of the shared caches under `root`, after any
- * collection running there has finished (or `signal` aborted the wait). Returns the release, to call
- * once the harness has exited; calling it again does nothing.
+ * Registers a harness turn of `execution` as a user of the shared caches under `root`, then waits
+ * for any collection running there to finish, or for `stop()` to say the turn will not start
+ * (canceled, out of time). Returns the release, to call once the harness has exited — or at once,
+ * when it will not start; calling it again does nothing.
  */
-export async function useSharedCaches(root: string, execution: string, signal?: AbortSignal): Promise<() => void> {
+export async function useSharedCaches(
+  root: string,
+  execution: string,
+  stop: () => boolean = () => false,
+): Promise<() => void> {
   const dir = join(root, USERS);
   mkdirSync(dir, { recursive: true });
   turns += 1;
@@ -44,7 +49,7 @@ export async function useSharedCaches(root: string, execution: string, signal?: 
   // Whole or not at all: a collector reading a half-written file would take its writer for gone.
   writeFileSync(`${file}${PARTIAL}`, `${thisProcess()}\n`, { mode: PRIVATE_FILE_MODE });
   renameSync(`${file}${PARTIAL}`, file);
-  while (ownedByLiveProcess(join(root, GC)) && signal?.aborted !== true) {
+  while (ownedByLiveProcess(join(root, GC)) && !stop()) {
     await new Promise((resolve) => setTimeout(resolve, WAIT_STEP_MS));
   }
   let released = false;

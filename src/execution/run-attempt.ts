@@ -187,10 +187,19 @@ export async function runAttempt(input: AttemptInput): Promise<AttemptResult> {
   if (hooked) createSeenFile(input.attemptDir);
   // Registered before the harness starts: a `harmflow gc` now waits for it, or it for the gc. The
   // folders are made after: a gc that ran meanwhile may have removed one (a sandbox binds only what exists).
+  const stopWaiting = () =>
+    input.signal?.aborted === true || input.suspend?.aborted === true || Date.now() >= input.deadline;
   const releaseCaches =
     input.caches?.sharedRoot !== undefined
-      ? await useSharedCaches(input.caches.sharedRoot, input.caches.execution, input.signal)
+      ? await useSharedCaches(input.caches.sharedRoot, input.caches.execution, stopWaiting)
       : undefined;
+  if (releaseCaches !== undefined && stopWaiting()) {
+    // Canceled, stopped or out of time while a gc held the caches: the harness never starts.
+    releaseCaches();
+    if (input.signal?.aborted) return ended(started, CANCELED, null, null);
+    if (input.suspend?.aborted) return ended(started, SUSPENDED, null, null);
+    return ended(started, { outcome: 'timed_out', message: 'the execution deadline passed' }, null, null);
+  }
   try {
     if (input.caches !== undefined) makeCacheFolders(input.caches, spec.env.HOME);
   } catch (error) {
@@ -216,7 +225,8 @@ export async function runAttempt(input: AttemptInput): Promise<AttemptResult> {
   // A long timer: a deadline weeks away is past what one setTimeout can wait (core/long-timer.ts).
   const deadlineTimer = setLongTimeout(
     () => interrupt({ outcome: 'timed_out', message: 'the execution deadline passed' }),
-    timeLeft,
+    // From now: a turn that waited for a gc of the caches has that much less left.
+    Math.max(0, input.deadline - Date.now()),
   );
   const onAbort = () => interrupt(CANCELED, 'SIGINT');
   const onSuspend = () => interrupt(SUSPENDED, 'SIGINT');

@@ -69,18 +69,22 @@ interface Said {
   startedAt: number;
 }
 
-/** One turn of execution `e1` under `mode`, the link setting `env`; what the CLI said. */
-async function turn(mode: CacheMode | undefined, env: Record<string, string> = {}) {
-  const said = join(dir, 'said.json');
+/** One turn of execution `e1` under `mode`, the link setting `env`; its result. */
+async function run(mode: CacheMode | undefined, env: Record<string, string> = {}, deadlineMs = 30_000) {
   const caches = cachePlan(mode, home, 'e1');
   const result = await runAttempt({
     ref: { number: 1, harness: 'codex' },
     adapter: codexAdapter,
-    spec: { harness: 'codex', args: [], env: { SAID: said, SHARED_CACHES: home.caches, ...env }, passEnv: [] },
+    spec: {
+      harness: 'codex',
+      args: [],
+      env: { SAID: join(dir, 'said.json'), SHARED_CACHES: home.caches, ...env },
+      passEnv: [],
+    },
     prompt: 'hello',
     worktree: dir,
     attemptDir: home.attemptDir('e1', 1),
-    deadline: Date.now() + 30_000,
+    deadline: Date.now() + deadlineMs,
     interruptBudgetMs: 2_000,
     path: [dir, dirname(process.execPath)].join(delimiter),
     hostEnv: {},
@@ -89,8 +93,13 @@ async function turn(mode: CacheMode | undefined, env: Record<string, string> = {
     forgeDir: join(dir, 'forge'),
     ...(caches !== undefined && { caches }),
   });
-  expect(result.outcome).toBe('completed');
-  return JSON.parse(readFileSync(said, 'utf8')) as Said;
+  return result;
+}
+
+/** One completed turn (`run`); what the CLI said. */
+async function turn(mode: CacheMode | undefined, env: Record<string, string> = {}) {
+  expect((await run(mode, env)).outcome).toBe('completed');
+  return JSON.parse(readFileSync(join(dir, 'said.json'), 'utf8')) as Said;
 }
 
 describe("a turn's caches", () => {
@@ -157,5 +166,18 @@ describe("a turn's caches", () => {
     const said = await turn('shared');
     expect(said.startedAt).toBeGreaterThanOrEqual(released);
     expect(said.registry).toBe(join(home.caches, 'cargo', 'registry'));
+  });
+
+  it('ends timed_out without starting when its deadline passes while a collection holds the caches', async () => {
+    const hold = holdForCollection(home.caches);
+    if (!('release' in hold)) throw new Error('the collection could not hold the caches');
+    try {
+      const result = await run('shared', {}, 500);
+      expect(result).toMatchObject({ outcome: 'timed_out', exitCode: null });
+      expect(existsSync(join(dir, 'said.json'))).toBe(false);
+      expect(readdirSync(join(home.caches, '.users'))).toEqual([]);
+    } finally {
+      hold.release();
+    }
   });
 });
