@@ -351,12 +351,22 @@ describe.runIf(POSTGRES_AVAILABLE && REDIS_AVAILABLE)('the API in cluster mode',
       { source: 'executor', type: 'message.queued', data: { turn: 't3', text: '"quota.waiting"', queued: 1 } },
     ]);
     for (const [position, line] of lines.entries()) await mirror.append(id, position, line);
-    const listed = (await (await request(app, '/api/executions?include=waits,disk')).json()) as {
+    const listed = (await (await request(app, '/api/executions?include=waits,disk,owners')).json()) as {
       waits: Record<string, unknown>;
       disk: Record<string, unknown>;
+      owners: Record<string, unknown>;
     };
     expect(listed.waits).toEqual({ [id]: { ...wait, since: JSON.parse(lines[2] as string).ts } });
     expect(listed.disk).toEqual({});
+    // The owner files are in the workers' state directories, not on the node.
+    expect(listed.owners).toEqual({});
+  });
+
+  it('answers a stop with nothing suspended: an API node drives no execution', async () => {
+    await execution('running');
+    const stopped = await post('/api/stop');
+    expect(stopped.status).toBe(202);
+    expect(await stopped.json()).toEqual({ stopping: true, suspending: { running: 0, waiting: 0, queued: 0 } });
   });
 
   it("answers 409 for what is in a worker's worktree, naming where the changes are", async () => {
