@@ -65,6 +65,7 @@ export const Routing = z.object({
       harness: z.string(),
       sessionId: z.string().exactOptional(),
       attempts: z.array(z.int().min(1)),
+      turns: z.array(z.string()).exactOptional(),
       resumedFrom: z.string().exactOptional(),
     }),
   ),

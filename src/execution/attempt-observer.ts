@@ -30,6 +30,8 @@ export interface AttemptEnding {
   readonly resetsAt?: string;
   /** The harness session it was started with, resuming it (a reopened execution's first attempt). */
   readonly resumedSession?: string;
+  /** The turns delivered to it, in order. */
+  readonly turns?: readonly string[];
   /** The attempt whose private home the harness ran with, when it resumed an earlier attempt's session. */
   readonly sessionHome?: number;
   readonly startedAt: string;
@@ -139,6 +141,7 @@ export class AttemptObserver {
       endedAt: ending.endedAt,
       ...(this.sessionId !== undefined && { sessionId: this.sessionId }),
       ...(ending.resumedSession !== undefined && { resumedSession: ending.resumedSession }),
+      ...(ending.turns !== undefined && { turns: [...ending.turns] }),
       ...(ending.sessionHome !== undefined && { sessionHome: ending.sessionHome }),
       ...(ending.resetsAt !== undefined && { resetsAt: ending.resetsAt }),
       ...(lastOperation !== undefined && { lastOperation }),

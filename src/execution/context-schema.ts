@@ -155,6 +155,12 @@ export const AttemptContext = z.object({
     .describe(
       'the harness session this attempt was started with, resuming it (a follow-up reopened the execution); absent: it started a new session',
     ),
+  turns: z
+    .array(z.string())
+    .optional()
+    .describe(
+      'the turns delivered to it, in order (t1 the prompt, t2… follow-ups); a turn a switch cut off is delivered again to the next attempt',
+    ),
   sessionHome: z
     .int()
     .min(1)

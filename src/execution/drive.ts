@@ -312,9 +312,12 @@ export async function drive(input: DriveInput, options: DriveOptions): Promise<D
       switchedEarly = undefined;
       /** The session the next turn of this attempt resumes, as followUpRoute gave it. */
       let routedSession: string | undefined;
+      /** The turns delivered to this attempt, for its context.json entry. */
+      const attemptTurns: string[] = [];
       for (let first = true; ; first = false) {
         const delivery = turn.redelivered ? 'redelivered' : delivered.has(turn.id) ? 'handoff' : 'first';
         delivered.add(turn.id);
+        attemptTurns.push(turn.id);
         const resumeSessionId = first ? continued?.sessionId : routedSession;
         recorder.executor(
           'turn.started',
@@ -427,6 +430,7 @@ export async function drive(input: DriveInput, options: DriveOptions): Promise<D
             resumedSession: continued?.sessionId,
             sessionHome: continued?.attempt,
           }),
+          turns: attemptTurns,
           startedAt: attemptStarted,
           endedAt: result.endedAt,
           ...(before && { before }),

@@ -219,6 +219,8 @@ async function summarizeLostAttempt(
   }).catch(() => undefined);
   const outcome = row.outcome ?? 'crashed';
   const message = row.message ?? CRASHED_MESSAGE;
+  const resumedSession = attemptRecords.find((record) => record.type === 'attempt.started')?.data.resumedSession;
+  const turns = attemptRecords.flatMap((record) => (record.type === 'turn.started' ? [record.data.turn] : []));
   return observer.summarize(
     {
       number: row.number,
@@ -229,6 +231,8 @@ async function summarizeLostAttempt(
       message,
       startedAt: row.startedAt,
       endedAt: row.endedAt ?? new Date().toISOString(),
+      ...(resumedSession !== undefined && { resumedSession }),
+      turns,
       ...(after && { after }),
       branch: execution.branch,
       pushedBranches: await pushedBranches(execution.worktree, execution.branch, attemptRecords, after),

@@ -20,6 +20,8 @@ export interface RoutedSession {
   readonly sessionId?: string;
   /** The attempts that ran in it, in order: the first started it, each later one resumed it. */
   readonly attempts: readonly number[];
+  /** The turns delivered in it, in order; absent when an attempt's context.json entry does not say. */
+  readonly turns?: readonly string[];
   /** The session its first attempt was started with, resuming it, when the harness then reported another id. */
   readonly resumedFrom?: string;
 }
@@ -71,10 +73,21 @@ export function sessionRouting({ execution, attempts, context }: RoutingInput): 
   };
 }
 
-type EndedAttempt = LastSession & { readonly resumedSession?: string | undefined };
+type EndedAttempt = LastSession & {
+  readonly resumedSession?: string | undefined;
+  readonly turns?: readonly string[] | undefined;
+};
+
+interface SessionEntry {
+  harness: string;
+  sessionId?: string;
+  attempts: number[];
+  turns?: string[];
+  resumedFrom?: string;
+}
 
 function sessionsOf(ended: readonly EndedAttempt[]): RoutedSession[] {
-  const sessions: { harness: string; sessionId?: string; attempts: number[]; resumedFrom?: string }[] = [];
+  const sessions: SessionEntry[] = [];
   for (const attempt of ended) {
     const resumed = attempt.resumedSession;
     const joined =
@@ -83,12 +96,16 @@ function sessionsOf(ended: readonly EndedAttempt[]): RoutedSession[] {
         : undefined;
     if (joined !== undefined) {
       joined.attempts.push(attempt.number);
+      // Turns only when every attempt of the session says which it had.
+      if (joined.turns !== undefined && attempt.turns !== undefined) joined.turns.push(...attempt.turns);
+      else delete joined.turns;
       continue;
     }
     sessions.push({
       harness: attempt.harness,
       ...(attempt.sessionId !== undefined && { sessionId: attempt.sessionId }),
       attempts: [attempt.number],
+      ...(attempt.turns !== undefined && { turns: [...attempt.turns] }),
       ...(resumed !== undefined && resumed !== attempt.sessionId && { resumedFrom: resumed }),
     });
   }

@@ -10,6 +10,7 @@ export interface RoutedSession {
   readonly harness: string;
   readonly sessionId?: string;
   readonly attempts: readonly number[];
+  readonly turns?: readonly string[];
   readonly resumedFrom?: string;
 }
 
@@ -25,9 +26,9 @@ export interface SessionRouting {
 }
 
 /**
- * `claude-code session 5f1c… — attempt 1, resumed by attempts 3 and 4`; `codex, no session id
- * reported — attempt 2`; `… — attempt 5, which resumed 5f1c…` when the harness gave the resumed
- * session a new id.
+ * `claude-code session 5f1c… — attempt 1, resumed by attempts 3 and 4; turns t1, t2 and t3`; `codex,
+ * no session id reported — attempt 2`; `… — attempt 5, which resumed 5f1c…` when the harness gave
+ * the resumed session a new id.
  */
 export function describeSession(session: RoutedSession): string {
   const [first, ...later] = session.attempts;
@@ -38,7 +39,11 @@ export function describeSession(session: RoutedSession): string {
   const from = session.resumedFrom === undefined ? '' : `, which resumed ${session.resumedFrom}`;
   const resumedBy =
     later.length === 0 ? '' : `, resumed by ${later.length === 1 ? 'attempt' : 'attempts'} ${words(later)}`;
-  return `${name} — attempt ${first ?? '?'}${from}${resumedBy}`;
+  const turns =
+    session.turns === undefined || session.turns.length === 0
+      ? ''
+      : `; ${session.turns.length === 1 ? 'turn' : 'turns'} ${words(session.turns)}`;
+  return `${name} — attempt ${first ?? '?'}${from}${resumedBy}${turns}`;
 }
 
 /** `attempt 6 on codex: its session is recorded when it ends`. */
@@ -61,7 +66,7 @@ export function describeNextFollowUp(next: NextFollowUp): string {
 }
 
 /** `3`, `3 and 4`, `3, 4 and 5`. */
-function words(numbers: readonly number[]): string {
-  const texts = numbers.map(String);
+function words(items: readonly (number | string)[]): string {
+  const texts = items.map(String);
   return texts.length <= 1 ? (texts[0] ?? '') : `${texts.slice(0, -1).join(', ')} and ${texts.at(-1)}`;
 }

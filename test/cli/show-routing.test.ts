@@ -77,8 +77,9 @@ describe('session routing of an execution switched and reopened', () => {
     expect(shown.routing).toEqual({
       execution: id,
       sessions: [
-        { harness: 'claude-code', sessionId: claudeSession, attempts: [1] },
-        { harness: 'codex', sessionId: codexSession, attempts: [2, 3, 4] },
+        // t1 went on in codex after claude-code ran out; each follow-up reopened the codex session.
+        { harness: 'claude-code', sessionId: claudeSession, attempts: [1], turns: ['t1'] },
+        { harness: 'codex', sessionId: codexSession, attempts: [2, 3, 4], turns: ['t1', 't2', 't3'] },
       ],
       nextFollowUp: { kind: 'resume', harness: 'codex', sessionId: codexSession, attempt: 4 },
     });
@@ -86,8 +87,10 @@ describe('session routing of an execution switched and reopened', () => {
 
     const text = show(id.slice(0, 10));
     expect(text.code).toBe(EXIT.ok);
-    expect(text.stdout).toContain(`session   claude-code session ${claudeSession} — attempt 1\n`);
-    expect(text.stdout).toContain(`session   codex session ${codexSession} — attempt 2, resumed by attempts 3 and 4\n`);
+    expect(text.stdout).toContain(`session   claude-code session ${claudeSession} — attempt 1; turn t1\n`);
+    expect(text.stdout).toContain(
+      `session   codex session ${codexSession} — attempt 2, resumed by attempts 3 and 4; turns t1, t2 and t3\n`,
+    );
     expect(text.stdout).toContain(`follow-up resumes codex session ${codexSession} (attempt 4's)\n`);
   });
 

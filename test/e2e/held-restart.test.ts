@@ -48,7 +48,11 @@ describe('a restart held by admission', () => {
 
     // A floor no disk meets: admission is held from the start.
     daemon = await startDaemon(bench.home.root, ['--disk-floor-gib', '1000000'], env);
-    let detail: { execution: { state: string }; attempts: { number: number; outcome?: string; endedAt?: string }[] };
+    let detail: {
+      execution: { state: string };
+      attempts: { number: number; outcome?: string; endedAt?: string }[];
+      routing: { sessions: unknown[]; nextFollowUp: { kind: string } };
+    };
     for (;;) {
       detail = (await daemon.api('GET', `/api/executions/${id}`)).body as typeof detail;
       if (detail.execution.state === 'queued') break;
@@ -57,6 +61,9 @@ describe('a restart held by admission', () => {
     expect(detail.attempts).toEqual([
       expect.objectContaining({ number: 1, outcome: 'crashed', endedAt: expect.any(String) }),
     ]);
+    // Its session, as codex reported it before the kill, from its closed row; a follow-up waits for t1.
+    expect(detail.routing.sessions).toEqual([{ harness: 'codex', sessionId: expect.any(String), attempts: [1] }]);
+    expect(detail.routing.nextFollowUp.kind).toBe('waits');
     const admission = (await daemon.api('GET', '/api/admission')).body as {
       running: number;
       queued: number;

@@ -16,6 +16,7 @@ interface Ran {
   readonly outcome?: Outcome;
   readonly sessionId?: string;
   readonly resumedSession?: string;
+  readonly turns?: readonly string[];
   /** Ended, but context.json has no entry for it (the process stopped in between). */
   readonly rowOnly?: boolean;
 }
@@ -44,6 +45,7 @@ function input(state: ExecutionState, ran: readonly Ran[]): RoutingInput {
             workItems: [],
             ...(attempt.sessionId !== undefined && { sessionId: attempt.sessionId }),
             ...(attempt.resumedSession !== undefined && { resumedSession: attempt.resumedSession, sessionHome: 1 }),
+            ...(attempt.turns !== undefined && { turns: [...attempt.turns] }),
           },
         ],
   );
@@ -78,6 +80,30 @@ describe('sessionRouting', () => {
       { harness: 'codex', sessionId: 'thread-2', attempts: [2] },
     ]);
     expect(routing.nextFollowUp).toEqual({ kind: 'resume', harness: 'codex', sessionId: 'thread-2', attempt: 2 });
+  });
+
+  it('lists the turns each session had, a turn cut off by a switch in both', () => {
+    const routing = sessionRouting(
+      input('succeeded', [
+        { harness: 'claude-code', outcome: 'quota_exhausted', sessionId: 's-1', turns: ['t1'] },
+        { harness: 'codex', outcome: 'completed', sessionId: 'thread-2', turns: ['t1', 't2'] },
+        { harness: 'codex', outcome: 'completed', sessionId: 'thread-2', resumedSession: 'thread-2', turns: ['t3'] },
+      ]),
+    );
+    expect(routing.sessions).toEqual([
+      { harness: 'claude-code', sessionId: 's-1', attempts: [1], turns: ['t1'] },
+      { harness: 'codex', sessionId: 'thread-2', attempts: [2, 3], turns: ['t1', 't2', 't3'] },
+    ]);
+  });
+
+  it('leaves the turns out of a session when one of its attempts does not say which it had', () => {
+    const routing = sessionRouting(
+      input('succeeded', [
+        { harness: 'codex', outcome: 'completed', sessionId: 'thread-1', turns: ['t1'] },
+        { harness: 'codex', outcome: 'completed', sessionId: 'thread-1', resumedSession: 'thread-1' },
+      ]),
+    );
+    expect(routing.sessions).toEqual([{ harness: 'codex', sessionId: 'thread-1', attempts: [1, 2] }]);
   });
 
   it('a resumed session the harness gave a new id: its own entry, saying what it resumed', () => {

@@ -2,6 +2,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { ConflictError, NotFoundError, ServiceUnavailableError } from '../../src/core/errors.js';
+import { StoredContext } from '../../src/execution/context-schema.js';
 import { REDELIVERY_PREFIX } from '../../src/execution/turns.js';
 import { groupAlive } from '../../src/proc/group.js';
 import { QueueFile } from '../../src/service/queue.js';
@@ -195,6 +196,9 @@ describe('Registry', () => {
       .find((record) => record.type === 'attempt.started' && record.attempt === 2);
     expect(second?.type === 'attempt.started' && second.data.prompt.startsWith(REDELIVERY_PREFIX)).toBe(true);
     expect(second?.type === 'attempt.started' && second.data.handoff).toBe(true);
+    // context.json says which turns each attempt had: t1 in both, cut off by the stop in the first.
+    const context = StoredContext.parse(JSON.parse(readFileSync(bench.home.contextFile(execution.id), 'utf8')));
+    expect(context.attempts.map((attempt) => attempt.turns)).toEqual([['t1'], ['t1', 't2']]);
   });
 
   it('on stop, kills what ignores SIGINT once the close budget runs out, and leaves the execution open', {

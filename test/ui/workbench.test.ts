@@ -171,7 +171,7 @@ describe.skipIf(!available)('the Workbench in Chromium', () => {
     // Sessions: the first attempt's Claude Code session, as its stream reported it.
     await expect
       .poll(() => page.locator('#summary-body ul.sessions li').first().textContent())
-      .toMatch(/^claude-code session \S+ — attempt 1$/);
+      .toMatch(/^claude-code session \S+ — attempt 1; turn t1$/);
     await keepScreenshot(page, 'summary.png');
     await page.keyboard.press('4');
     await expect.poll(() => page.locator('#changes-body').textContent(), { timeout: 15_000 }).toMatch(/NOTES\.md/);
@@ -213,8 +213,8 @@ describe.skipIf(!available)('the Workbench in Chromium', () => {
       .poll(() => next.textContent(), { timeout: 15_000 })
       .toBe(`Next follow-up: resumes codex session ${routing.nextFollowUp.sessionId} (attempt 2's)`);
     expect(await page.locator('#summary-body ul.sessions li').allTextContents()).toEqual([
-      expect.stringMatching(/^claude-code session \S+ — attempt 1$/),
-      `codex session ${routing.nextFollowUp.sessionId} — attempt 2`,
+      expect.stringMatching(/^claude-code session \S+ — attempt 1; turn t1$/),
+      `codex session ${routing.nextFollowUp.sessionId} — attempt 2; turns t1 and t2`,
     ]);
     await page.close();
   });
