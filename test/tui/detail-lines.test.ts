@@ -552,6 +552,27 @@ describe('summaryLines', () => {
     expect(lines[workspace + 1]?.text.startsWith(' '.repeat(12))).toBe(true);
   });
 
+  it('names the harness sessions, the attempt running and where a follow-up goes, as show and the Workbench do', () => {
+    const routing = {
+      execution: execution.id,
+      sessions: [
+        { harness: 'claude-code', sessionId: '5f1c2a4e-9d1b-4f6e-8c2a-0b7d3e1f4a6c', attempts: [1], turns: ['t1'] },
+      ],
+      running: { attempt: 2, harness: 'codex' },
+      nextFollowUp: { kind: 'waits' as const, reason: 'attempt 2 (codex) is running' },
+    };
+    const lines = summaryLines({ ...input, routing }, 80);
+    expect(lineWith(lines, 'Sessions').tone).toBe('heading');
+    expect(texts(lines)).toContain('• claude-code session 5f1c2a4e-9d1b-4f6e-8c2a-0b7d3e1f4a6c — attempt 1; turn t1');
+    expect(lineWith(lines, '• attempt 2 on codex')).toEqual({
+      text: '• attempt 2 on codex: its session is recorded when it ends',
+      tone: 'muted',
+    });
+    expect(lineWith(lines, 'Next follow-up:').text).toBe('Next follow-up: attempt 2 (codex) is running');
+    expectWithin(summaryLines({ ...input, routing }, 30), 30);
+    expect(texts(summaryLines(input, 80)).some((text) => text === 'Sessions')).toBe(false);
+  });
+
   it('says what is loading or failed, and has no wait without one', () => {
     const lines = summaryLines({ ...input, context: undefined, disk: new Error('EACCES'), wait: undefined }, 80);
     expect(lineWith(lines, 'Disk').text).toBe('Disk        unknown: EACCES');

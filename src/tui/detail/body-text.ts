@@ -43,6 +43,7 @@ export function scrolledText(
                 context: data.context,
                 disk: data.disk,
                 wait: data.summary.execution.state === 'waiting' ? data.wait : undefined,
+                ...(data.summary.routing !== undefined && { routing: data.summary.routing }),
                 now,
               },
               width,

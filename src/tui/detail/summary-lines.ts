@@ -2,7 +2,9 @@
  * The Summary tab as lines, like the Workbench's (src/web/dom/summary.ts): the warning the
  * execution's end carries (`⚠ Warning: every commit failed: …`), the facts — task, state,
  * repository, base, branch, worktree, disk, deadline — the wait when the execution waits for a
- * reset, the chain as a table of attempts, and what each attempt did from `context.json`: each work
+ * reset, the chain as a table of attempts, the harness sessions the attempts ran in and where the
+ * next follow-up goes (the execution's `routing`, in web/describe-routing.ts's words), and what each
+ * attempt did from `context.json`: each work
  * item with what its harness reported kept apart from what HarmFlow observed and what was tried and
  * not done (describe-work-item.ts). An unconfirmed item is marked in text, which NO_COLOR keeps: `⚠`
  * in place of its bullet and a `⚠ unconfirmed` line with the sentence. Pure: the view fetches the
@@ -13,6 +15,7 @@ import type { ExecutionWithAttempts } from '../../cli/client.js';
 import type { ExecutionContext } from '../../execution/context-schema.js';
 import type { ExecutionDisk } from '../../execution/execution-disk.js';
 import { describeEnd } from '../../web/describe-event.js';
+import { describeNextFollowUp, describeRunning, describeSession } from '../../web/describe-routing.js';
 import {
   type DescribedWorkItem,
   isUnconfirmed,
@@ -34,6 +37,8 @@ export interface SummaryInput {
   readonly disk: ExecutionDisk | Error | undefined;
   /** The wait the execution is in, if it waits. */
   readonly wait: Wait | undefined;
+  /** Its session routing, when the answer has it (the execution's detail; not the list's preview). */
+  readonly routing?: ExecutionWithAttempts['routing'];
   readonly now: Date;
 }
 
@@ -65,9 +70,22 @@ export function summaryLines(input: SummaryInput, width: number): Line[] {
     BLANK,
     ...paragraph('Chain', width, 'heading'),
     ...chainLines(input.attempts, width),
+    ...routingLines(input.routing, width),
     BLANK,
     ...paragraph('What each attempt did (context.json)', width, 'heading'),
     ...contextLines(input.context, width),
+  ];
+}
+
+/** `Sessions`, a `• ` line per harness session and for the attempt running, then the next follow-up. */
+function routingLines(routing: SummaryInput['routing'], width: number): Line[] {
+  if (routing === undefined) return [];
+  return [
+    BLANK,
+    ...paragraph('Sessions', width, 'heading'),
+    ...routing.sessions.flatMap((session) => hanging('• ', describeSession(session), width)),
+    ...(routing.running === undefined ? [] : hanging('• ', describeRunning(routing.running), width, 'muted')),
+    ...hanging('Next follow-up: ', describeNextFollowUp(routing.nextFollowUp), width),
   ];
 }
 
