@@ -24,6 +24,7 @@ const BENCHMARKS = [
   'demo',
   'workflow-plan',
   'ui-first-frame',
+  'shared-cache',
 ];
 const here = fileURLToPath(new URL('.', import.meta.url));
 const chosen = process.argv.slice(2).filter((name) => !name.startsWith('-'));
