@@ -362,6 +362,44 @@ describe.runIf(POSTGRES_AVAILABLE && REDIS_AVAILABLE)('the API in cluster mode',
     expect(listed.owners).toEqual({});
   });
 
+  it("maps an execution's sessions from its rows and the context the reader gives", async () => {
+    const id = await execution('succeeded');
+    await store.insertAttempt({
+      execution: id,
+      number: 1,
+      harness: 'codex',
+      simulated: true,
+      startedAt: '2025-03-01T10:00:01.000Z',
+    });
+    await store.updateAttempt(id, 1, {
+      endedAt: '2025-03-01T10:01:00.000Z',
+      outcome: 'completed',
+      sessionId: 'thread-1',
+    });
+    const routing = async () =>
+      ((await (await request(app, `/api/executions/${id}`)).json()) as { routing: unknown }).routing;
+    // No context.json in PostgreSQL yet: the ended attempt is read from its row, without its turns.
+    expect(await routing()).toEqual({
+      execution: id,
+      sessions: [{ harness: 'codex', sessionId: 'thread-1', attempts: [1] }],
+      nextFollowUp: { kind: 'resume', harness: 'codex', sessionId: 'thread-1', attempt: 1 },
+    });
+    const attempt = {
+      number: 1,
+      harness: 'codex',
+      outcome: 'completed',
+      startedAt: '2025-03-01T10:00:01.000Z',
+      endedAt: '2025-03-01T10:01:00.000Z',
+      sessionId: 'thread-1',
+      turns: ['t1', 't2'],
+      workItems: [],
+    };
+    contexts.set(id, { ...context(id), attempts: [attempt] });
+    expect(await routing()).toMatchObject({
+      sessions: [{ harness: 'codex', sessionId: 'thread-1', attempts: [1], turns: ['t1', 't2'] }],
+    });
+  });
+
   it('answers a stop with nothing suspended: an API node drives no execution', async () => {
     await execution('running');
     const stopped = await post('/api/stop');
