@@ -94,7 +94,7 @@ describe('openSqliteEffectLedger', () => {
     await resume.close();
     const v2 = new Database(file);
     v2.exec(
-      'DROP TABLE run_spend; DROP TABLE submit_keys; DROP TABLE quotas; DROP TABLE effects; DROP TABLE invalidations; ALTER TABLE workflow_runs DROP COLUMN module; ALTER TABLE run_items DROP COLUMN replaced',
+      'DROP TABLE run_spend; DROP TABLE submit_keys; DROP TABLE quotas; DROP TABLE effects; DROP TABLE invalidations; ALTER TABLE workflow_runs DROP COLUMN module; ALTER TABLE run_items DROP COLUMN replaced; ALTER TABLE executions DROP COLUMN pull_request_url; ALTER TABLE executions DROP COLUMN turn_count',
     );
     v2.pragma('user_version = 2');
     v2.close();
