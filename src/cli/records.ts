@@ -92,6 +92,8 @@ export function registerRecords(program: Command): void {
         sayLine(`branch    ${execution.branch}`);
         sayLine(`worktree  ${execution.worktree}${worktreeNote(disk)}`);
         sayLine(`deadline  ${execution.deadline}`);
+        if (execution.turnCount !== undefined) sayLine(`turns     ${execution.turnCount} completed`);
+        if (execution.pullRequestUrl !== undefined) sayLine(`pull req  ${execution.pullRequestUrl}`);
         sayLine(`run dir   ${execution.runDir}${disk === undefined ? '' : `  (${formatBytes(disk.runBytes)})`}`);
         for (const attempt of attempts) {
           const usage =

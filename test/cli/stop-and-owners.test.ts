@@ -97,6 +97,7 @@ describe('stop and ls', () => {
     expect(byId(queued)).toMatchObject({ state: 'queued', owner: served });
     expect(byId(ended)).toMatchObject({ state: 'succeeded', turnCount: 1 });
     expect(byId(ended)).not.toHaveProperty('owner');
+    expect(cli('show', ended, '--home', home).stdout).toMatch(/^turns {5}1 completed$/m);
     const text = cli('ls', '--home', home).stdout;
     expect(text.split('\n')[0]).toMatch(/^ID +STATE +ATT +TURNS +PR +OWNER +HARNESS +DISK +CREATED +TASK$/);
     expect(text).toMatch(new RegExp(`^${running} +running +1 +0 +- +${server?.pid}@${hostname()} +codex `, 'm'));
