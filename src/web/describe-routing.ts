@@ -5,22 +5,39 @@
  * `harmflow show` and the Workbench's Summary, so both say the same.
  */
 
-/** One harness session of the routing, as the API sends it. */
+/**
+ * One harness session the execution's ended attempts ran in. These types are the routing's one
+ * definition: src/execution/session-routing.ts builds it, the API sends it, the views word it.
+ */
 export interface RoutedSession {
   readonly harness: string;
+  /** As the harness's stream reported it; absent: the harness reported none. */
   readonly sessionId?: string;
+  /** The attempts that ran in it, in order: the first started it, each later one resumed it. */
   readonly attempts: readonly number[];
+  /** The turns delivered in it, in order; absent when an attempt's context.json entry does not say. */
   readonly turns?: readonly string[];
+  /** The session its first attempt was started with, resuming it, when the harness then reported another id. */
   readonly resumedFrom?: string;
 }
 
+/**
+ * Where the next follow-up goes: `resume` the session of attempt `attempt`; `fresh`, a new attempt
+ * (a new harness session, given the handoff), for `reason`; `waits` for the turn in flight, and goes
+ * on in the session that turn ends in; `refused`, the execution has ended and takes no messages.
+ */
 export type NextFollowUp =
   | { readonly kind: 'resume'; readonly harness: string; readonly sessionId: string; readonly attempt: number }
-  | { readonly kind: 'fresh' | 'waits' | 'refused'; readonly reason: string };
+  | { readonly kind: 'fresh'; readonly reason: string }
+  | { readonly kind: 'waits'; readonly reason: string }
+  | { readonly kind: 'refused'; readonly reason: string };
 
 export interface SessionRouting {
+  /** The execution's id: the session the user sees. */
   readonly execution: string;
+  /** The sessions of the ended attempts, in the order they started. */
   readonly sessions: readonly RoutedSession[];
+  /** The attempt running now: its session is recorded when it ends. */
   readonly running?: { readonly attempt: number; readonly harness: string };
   readonly nextFollowUp: NextFollowUp;
 }

@@ -2,7 +2,7 @@
  * `harmflow serve` as users start it: the built bin on a free port, then the API over a real socket —
  * an execution run by `harmflow run` in another process is listed and its events stream to the end.
  */
-import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
+import { type ChildProcess, spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
@@ -13,14 +13,15 @@ import { EXIT } from '../../src/core/errors.js';
 import { endedExecution } from '../execution/ended-execution.js';
 import { type Bench, GIT_IDENTITY, makeBench, simulated } from '../execution/fixture.js';
 import { until } from '../service/bench.js';
+import { SERVED_TOKEN, serve } from './served.js';
 
 const BIN = fileURLToPath(new URL('../../bin/harmflow.js', import.meta.url));
-const TOKEN = 'test-token-0123456789';
+const TOKEN = SERVED_TOKEN;
 
 let bench: Bench;
 let server: ChildProcess | undefined;
 /** What the running server printed so far. */
-let printed = '';
+let printed = () => '';
 beforeEach(() => {
   bench = makeBench();
 });
@@ -29,23 +30,11 @@ afterEach(async () => {
   await bench.cleanup();
 });
 
-async function startServer(home: string, args: readonly string[] = []): Promise<string> {
-  server = spawn(process.execPath, [BIN, 'serve', '--port', '0', '--home', home, ...args], {
-    env: { PATH: process.env.PATH, HARMFLOW_TOKEN: TOKEN, ...GIT_IDENTITY },
-    stdio: ['ignore', 'pipe', 'inherit'],
-  });
-  printed = '';
-  const stdout = server.stdout;
-  // Read with 'data' (not for-await, which destroys the pipe when it returns): the service prints
-  // again when it stops.
-  return new Promise<string>((resolve, reject) => {
-    stdout?.on('data', (chunk: Buffer) => {
-      printed += String(chunk);
-      const url = /HarmFlow service on (http:\/\/127\.0\.0\.1:\d+)/.exec(printed)?.[1];
-      if (url) resolve(url);
-    });
-    server?.once('exit', () => reject(new Error(`serve printed no URL: ${printed}`)));
-  });
+function startServer(home: string, args: readonly string[] = []): Promise<string> {
+  const served = serve(home, args);
+  server = served.process;
+  printed = served.printed;
+  return served.url;
 }
 
 describe('harmflow serve', () => {
@@ -108,8 +97,8 @@ describe('the worktree cleanup in the service', () => {
       '--cache-limit-gib',
       '0',
     ]);
-    await until(() => printed.includes(`gc: removed the worktree of ${old.id} (old, `));
-    await until(() => printed.includes('gc: removed the shared npm cache ('));
+    await until(() => printed().includes(`gc: removed the worktree of ${old.id} (old, `));
+    await until(() => printed().includes('gc: removed the shared npm cache ('));
     expect(existsSync(join(bench.home.caches, 'npm'))).toBe(false);
     expect(existsSync(old.worktree)).toBe(false);
 

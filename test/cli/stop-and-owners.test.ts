@@ -4,7 +4,7 @@
  * queued behind it — and none for an ended one; a stale owner file says its process is gone; `stop`
  * says how many executions it suspends, and they are left open, undriven, for the next start.
  */
-import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
+import { type ChildProcess, spawnSync } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { join } from 'node:path';
@@ -13,10 +13,11 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { stringify } from 'yaml';
 import { EXIT } from '../../src/core/errors.js';
 import { harmflowHome } from '../../src/core/home.js';
-import { type Bench, GIT_IDENTITY, makeBench, simulated } from '../execution/fixture.js';
+import { type Bench, makeBench, simulated } from '../execution/fixture.js';
+import { SERVED_TOKEN, serve } from './served.js';
 
 const BIN = fileURLToPath(new URL('../../bin/harmflow.js', import.meta.url));
-const TOKEN = 'test-token-0123456789';
+const TOKEN = SERVED_TOKEN;
 
 let bench: Bench;
 let server: ChildProcess | undefined;
@@ -28,21 +29,10 @@ afterEach(async () => {
   await bench.cleanup();
 });
 
-async function startServer(home: string, args: readonly string[]): Promise<string> {
-  server = spawn(process.execPath, [BIN, 'serve', '--port', '0', '--home', home, ...args], {
-    env: { PATH: process.env.PATH, HARMFLOW_TOKEN: TOKEN, ...GIT_IDENTITY },
-    stdio: ['ignore', 'pipe', 'inherit'],
-  });
-  let printed = '';
-  const stdout = server.stdout;
-  return new Promise<string>((resolve, reject) => {
-    stdout?.on('data', (chunk: Buffer) => {
-      printed += String(chunk);
-      const url = /HarmFlow service on (http:\/\/127\.0\.0\.1:\d+)/.exec(printed)?.[1];
-      if (url) resolve(url);
-    });
-    server?.once('exit', () => reject(new Error(`serve printed no URL: ${printed}`)));
-  });
+function startServer(home: string, args: readonly string[]): Promise<string> {
+  const served = serve(home, args);
+  server = served.process;
+  return served.url;
 }
 
 interface Listed {
