@@ -86,11 +86,13 @@ export type ExecutionWithAttempts = z.infer<typeof ExecutionWithAttempts>;
 
 /**
  * The process an execution's owner file names (`include=owners`): pid, host (absent in files
- * written before it was kept), and whether it still runs (`null`: on another host, not checked).
+ * written before it was kept), and whether it still runs (`null`: on another host, not checked). In
+ * cluster mode, the worker holding its lease: `worker`, with pid and host when named by default.
  */
 export const OwnerProcess = z.object({
-  pid: z.int().positive(),
+  pid: z.int().positive().exactOptional(),
   host: z.string().exactOptional(),
+  worker: z.string().exactOptional(),
   alive: z.boolean().nullable(),
 });
 

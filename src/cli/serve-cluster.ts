@@ -10,6 +10,8 @@ import { openClusterHold } from '../cluster/cluster-hold.js';
 import { openExecutionContexts } from '../cluster/contexts.js';
 import { openDispatchQueue } from '../cluster/dispatch.js';
 import { openExecutionInbox } from '../cluster/inbox.js';
+import { openExecutionLeases } from '../cluster/lease.js';
+import { leaseOwners } from '../cluster/lease-owners.js';
 import { parseQueueUrl } from '../cluster/queue-url.js';
 import { checkStoreUrl, reachStore } from '../cluster/store-url.js';
 import { openPgEventSource, type PgEventSource } from '../events/mirror/event-source.js';
@@ -69,6 +71,8 @@ export async function openClusterNode(where: ClusterLocation, onError: (error: E
     closers.push(() => events.close());
     const hold = await openClusterHold(url, options);
     closers.push(() => hold.close());
+    const leases = await openExecutionLeases(url, options);
+    closers.push(() => leases.close());
     const queue = openDispatchQueue({
       connection,
       ...(where.queuePrefix !== undefined && { prefix: where.queuePrefix }),
@@ -86,6 +90,7 @@ export async function openClusterNode(where: ClusterLocation, onError: (error: E
           const record = await lookup.latest(execution, 'quota.waiting');
           return record === undefined ? undefined : { ...record.data, since: record.ts };
         },
+        owners: async (executions) => leaseOwners(await leases.leaseHolders(executions)),
       },
       events,
       close: () => {

@@ -52,12 +52,15 @@ export interface ExecutionLeases {
   releaseLease(execution: string, worker: string, token: number): Promise<boolean>;
   /** The unexpired lease of `execution`, or undefined when it has none. */
   leaseHolder(execution: string): Promise<LeaseHolder | undefined>;
+  /** The unexpired leases of `executions`, in one read: those that have none are left out. */
+  leaseHolders(executions: readonly string[]): Promise<ReadonlyMap<string, LeaseHolder>>;
   /** Ends its pool, waiting for the calls under way. Idempotent; calls after it reject. */
   close(): Promise<void>;
 }
 
 const Token = z.object({ token: z.int().positive() });
 const Holder = z.object({ worker: z.string(), token: z.int().positive(), expiresInMs: z.number() });
+const HolderOf = Holder.extend({ execution: z.string() });
 const TtlMs = z.int().positive();
 const WorkerId = z.string().min(1);
 
@@ -81,6 +84,7 @@ class PostgresExecutionLeases implements ExecutionLeases {
   readonly #renew: string;
   readonly #release: string;
   readonly #holder: string;
+  readonly #holders: string;
 
   constructor(pool: pg.Pool, schema: string) {
     this.#pool = pool;
@@ -97,9 +101,11 @@ class PostgresExecutionLeases implements ExecutionLeases {
     this.#renew = `UPDATE ${table} SET expires_at = now() + $4::double precision * interval '1 millisecond'
       WHERE execution = $1 AND worker = $2 AND token = $3`;
     this.#release = `UPDATE ${table} SET expires_at = now() WHERE execution = $1 AND worker = $2 AND token = $3`;
-    this.#holder = `SELECT worker, token,
-        (extract(epoch FROM expires_at - now()) * 1000)::double precision AS "expiresInMs"
-      FROM ${table} WHERE execution = $1 AND expires_at > now()`;
+    const holderColumns = `worker, token,
+        (extract(epoch FROM expires_at - now()) * 1000)::double precision AS "expiresInMs"`;
+    this.#holder = `SELECT ${holderColumns} FROM ${table} WHERE execution = $1 AND expires_at > now()`;
+    this.#holders = `SELECT execution, ${holderColumns}
+      FROM ${table} WHERE execution = ANY($1::text[]) AND expires_at > now()`;
   }
 
   async acquireLease(execution: string, worker: string, ttlMs: number): Promise<number | undefined> {
@@ -120,6 +126,16 @@ class PostgresExecutionLeases implements ExecutionLeases {
   async leaseHolder(execution: string): Promise<LeaseHolder | undefined> {
     const { rows } = await this.#pool.query(this.#holder, [execution]);
     return rows[0] === undefined ? undefined : Holder.parse(rows[0]);
+  }
+
+  async leaseHolders(executions: readonly string[]): Promise<ReadonlyMap<string, LeaseHolder>> {
+    const { rows } = await this.#pool.query(this.#holders, [executions]);
+    return new Map(
+      rows.map((row) => {
+        const { execution, ...holder } = HolderOf.parse(row);
+        return [execution, holder];
+      }),
+    );
   }
 
   async close(): Promise<void> {

@@ -84,14 +84,21 @@ export function ownedByLiveProcess(file: string): boolean {
   return current !== undefined && stillRunning(current);
 }
 
-/** The process an owner file names, as observed now. */
+/**
+ * The process that drives an execution, as observed now: the one its owner file names or, in
+ * cluster mode, the worker holding its lease (cluster/lease-owners.ts).
+ */
 export interface OwnerProcess {
-  readonly pid: number;
-  /** Its host name; absent in files written before HarmFlow kept it. */
+  /** Its process id; absent only for a cluster worker named by `--worker-id` (`worker` names it). */
+  readonly pid?: number;
+  /** Its host name; absent in owner files written before HarmFlow kept it. */
   readonly host?: string;
+  /** Cluster mode: the worker holding the execution's lease, by its name in the leases. */
+  readonly worker?: string;
   /**
    * Whether it still runs: checked on this machine by pid and start time; `null` when the file names
-   * another host (not checked). `false` is a stale file: that process is gone and drives nothing.
+   * another host (not checked). `false` is a stale file: that process is gone and drives nothing. A
+   * cluster worker holding an unexpired lease is `true`: it renewed the lease within its time.
    */
   readonly alive: boolean | null;
 }

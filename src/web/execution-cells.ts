@@ -4,10 +4,16 @@
  * DOM-free and Node-free, so every build compiles it.
  */
 
-/** The process an owner file names, as `include=owners` and `ls --json` give it. */
+/**
+ * The process an owner file names, or in cluster mode the worker holding the lease, as
+ * `include=owners` and `ls --json` give it (src/execution/owner-file.ts).
+ */
 export interface OwnerProcess {
-  readonly pid: number;
+  /** Absent only for a cluster worker named by `--worker-id`. */
+  readonly pid?: number;
   readonly host?: string;
+  /** Cluster mode: the worker's name in the leases. */
+  readonly worker?: string;
   /** Whether it still runs; `null`: on another host, not checked; `false`: a stale file. */
   readonly alive: boolean | null;
 }
@@ -23,8 +29,16 @@ export function pullRequestHref(url: string): string | undefined {
   return /^https?:\/\/[^\s]+$/i.test(url) ? url : undefined;
 }
 
-/** `4242@build-1`; `4242@build-1 (gone)` when that process is gone (a stale owner file); the pid alone without a host. */
+/**
+ * `4242@build-1`; `4242@build-1 (gone)` when that process is gone (a stale owner file); the pid alone
+ * without a host; a cluster worker without a pid by its name.
+ */
 export function ownerCell(owner: OwnerProcess): string {
-  const where = owner.host === undefined ? String(owner.pid) : `${owner.pid}@${owner.host}`;
+  const where =
+    owner.pid === undefined
+      ? (owner.worker ?? '?')
+      : owner.host === undefined
+        ? String(owner.pid)
+        : `${owner.pid}@${owner.host}`;
   return owner.alive === false ? `${where} (gone)` : where;
 }

@@ -53,6 +53,23 @@ describe.runIf(POSTGRES_AVAILABLE)('execution leases (PostgreSQL)', () => {
     });
   });
 
+  it('reads the unexpired leases of many executions at once, leaving out those that have none', async () => {
+    await withLeases(async (leases, schema) => {
+      const [held, released, expired, never] = [1, 2, 3, 4].map(() => newExecutionId());
+      expect(await leases.acquireLease(held ?? '', 'a', MINUTE)).toBe(1);
+      expect(await leases.acquireLease(released ?? '', 'b', MINUTE)).toBe(1);
+      expect(await leases.releaseLease(released ?? '', 'b', 1)).toBe(true);
+      expect(await leases.acquireLease(expired ?? '', 'c', MINUTE)).toBe(1);
+      await schemas.admin.query(`UPDATE ${schema}.execution_leases SET expires_at = now() WHERE execution = $1`, [
+        expired,
+      ]);
+      const holders = await leases.leaseHolders([held, released, expired, never].map(String));
+      expect([...holders.keys()]).toEqual([held]);
+      expect(holders.get(held ?? '')).toMatchObject({ worker: 'a', token: 1 });
+      expect(await leases.leaseHolders([])).toEqual(new Map());
+    });
+  });
+
   it('keeps the token on renewal and raises it when another worker takes an expired lease over', async () => {
     await withLeases(async (leases) => {
       const execution = newExecutionId();

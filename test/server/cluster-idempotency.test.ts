@@ -45,7 +45,7 @@ describe.runIf(POSTGRES_AVAILABLE && REDIS_AVAILABLE)('Idempotency-Key in cluste
       stop: () => {},
       token: TOKEN,
       port: PORT,
-      cluster: { readContext: async () => undefined, latestWait: async () => undefined },
+      cluster: { readContext: async () => undefined, latestWait: async () => undefined, owners: async () => ({}) },
     });
   });
   afterEach(async () => {

@@ -13,6 +13,8 @@ import { ClusterExecutions } from '../../src/cluster/cluster-executions.js';
 import { type ClusterHold, openClusterHold } from '../../src/cluster/cluster-hold.js';
 import { openDispatchQueue } from '../../src/cluster/dispatch.js';
 import { type ExecutionInbox, openExecutionInbox } from '../../src/cluster/inbox.js';
+import { type ExecutionLeases, openExecutionLeases } from '../../src/cluster/lease.js';
+import { leaseOwners } from '../../src/cluster/lease-owners.js';
 import { ServiceUnavailableError } from '../../src/core/errors.js';
 import { harmflowHome } from '../../src/core/home.js';
 import { newExecutionId } from '../../src/core/ids.js';
@@ -53,6 +55,7 @@ describe.runIf(POSTGRES_AVAILABLE && REDIS_AVAILABLE)('the API in cluster mode',
   let mirror: EventMirror;
   let lookup: MirrorLookup;
   let hold: ClusterHold;
+  let leases: ExecutionLeases;
   let dir: string;
   let app: Hono;
   const contexts = new Map<string, unknown>();
@@ -66,6 +69,7 @@ describe.runIf(POSTGRES_AVAILABLE && REDIS_AVAILABLE)('the API in cluster mode',
     mirror = await openEventMirror(TEST_POSTGRES_URL, { schema });
     lookup = await openMirrorLookup(TEST_POSTGRES_URL, { schema });
     hold = await openClusterHold(TEST_POSTGRES_URL, { schema });
+    leases = await openExecutionLeases(TEST_POSTGRES_URL, { schema });
     await store.insertTask({
       id: 'task-1',
       name: 'fix-login',
@@ -94,12 +98,13 @@ describe.runIf(POSTGRES_AVAILABLE && REDIS_AVAILABLE)('the API in cluster mode',
           const record = await lookup.latest(execution, 'quota.waiting');
           return record === undefined ? undefined : { ...record.data, since: record.ts };
         },
+        owners: async (executions) => leaseOwners(await leases.leaseHolders(executions)),
       },
     });
   });
 
   afterEach(async () => {
-    await Promise.all([inbox.close(), mirror.close(), lookup.close(), hold.close(), store.close()]);
+    await Promise.all([inbox.close(), mirror.close(), lookup.close(), hold.close(), leases.close(), store.close()]);
     rmSync(dir, { recursive: true, force: true });
   });
 
@@ -358,8 +363,27 @@ describe.runIf(POSTGRES_AVAILABLE && REDIS_AVAILABLE)('the API in cluster mode',
     };
     expect(listed.waits).toEqual({ [id]: { ...wait, since: JSON.parse(lines[2] as string).ts } });
     expect(listed.disk).toEqual({});
-    // The owner files are in the workers' state directories, not on the node.
+    // The owner files are in the workers' state directories; the node has the leases, and none is held yet.
     expect(listed.owners).toEqual({});
+  });
+
+  it('names the worker holding each execution lease as its owner: a default name as its pid and host', async () => {
+    const [byDefault, byName, released] = [
+      await execution('running'),
+      await execution('running'),
+      await execution('queued'),
+    ];
+    expect(await leases.acquireLease(byDefault, 'build-1:4242', 60_000)).toBe(1);
+    expect(await leases.acquireLease(byName, 'gpu-worker', 60_000)).toBe(1);
+    expect(await leases.acquireLease(released, 'build-2:77', 60_000)).toBe(1);
+    expect(await leases.releaseLease(released, 'build-2:77', 1)).toBe(true);
+    const listed = (await (await request(app, '/api/executions?include=owners')).json()) as {
+      owners: Record<string, unknown>;
+    };
+    expect(listed.owners).toEqual({
+      [byDefault]: { pid: 4242, host: 'build-1', worker: 'build-1:4242', alive: true },
+      [byName]: { worker: 'gpu-worker', alive: true },
+    });
   });
 
   it("maps an execution's sessions from its rows and the context the reader gives", async () => {

@@ -20,5 +20,8 @@ describe('the execution cells', () => {
     expect(ownerCell({ pid: 4242, host: 'build-1', alive: null })).toBe('4242@build-1');
     expect(ownerCell({ pid: 4242, host: 'build-1', alive: false })).toBe('4242@build-1 (gone)');
     expect(ownerCell({ pid: 4242, alive: true })).toBe('4242');
+    // Cluster mode: the worker holding the lease; by its name when it was given one.
+    expect(ownerCell({ pid: 4242, host: 'build-1', worker: 'build-1:4242', alive: true })).toBe('4242@build-1');
+    expect(ownerCell({ worker: 'gpu-worker', alive: true })).toBe('gpu-worker');
   });
 });

@@ -20,6 +20,7 @@ import type { Task } from '../../core/task.js';
 import { describeIssue } from '../../core/task-file.js';
 import { type EventData, parseEventRecord } from '../../events/schema.js';
 import { StoredContext } from '../../execution/context-schema.js';
+import type { OwnerProcess } from '../../execution/owner-file.js';
 import { ownersOf } from '../../execution/owners.js';
 import { sessionRouting } from '../../execution/session-routing.js';
 import type { DiskSizes } from '../../service/disk-sizes.js';
@@ -43,7 +44,7 @@ const ListQuery = z.object({
    * listed `waiting` execution's id to what it waits for; `disk`: each listed execution's id to what
    * its worktree and run directory take on disk (src/server/routes/disk.ts); `owners`: each listed
    * execution that has an owner file to the process it names, checked now (src/execution/owners.ts;
-   * none in cluster mode, where the workers' state directories hold them). Several: `attempts,waits`.
+   * in cluster mode, each leased one to the worker holding its lease). Several: `attempts,waits`.
    */
   include: z
     .string()
@@ -85,6 +86,8 @@ export interface ClusterReads {
   readContext(execution: string): Promise<unknown | undefined>;
   /** What a waiting execution waits for: its latest mirrored `quota.waiting` record; undefined when none. */
   latestWait(execution: string): Promise<WaitInfo | undefined>;
+  /** Who drives each of `executions`: the worker holding its lease (cluster/lease-owners.ts); unleased ones left out. */
+  owners(executions: readonly string[]): Promise<Record<string, OwnerProcess>>;
 }
 
 export interface ExecutionRoutesOptions {
@@ -165,7 +168,7 @@ export function executionRoutes({ home, store, registry, diskSizes, cluster }: E
       ...(include.includes('disk') && { disk: cluster ? {} : await diskOf(home, executions, diskSizes) }),
       ...(include.includes('owners') && {
         owners: cluster
-          ? {}
+          ? await cluster.owners(executions.map((execution) => execution.id))
           : ownersOf(
               home,
               executions.map((execution) => execution.id),
