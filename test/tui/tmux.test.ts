@@ -321,8 +321,9 @@ describe.skipIf(!available)('harmflow ui in tmux', () => {
     );
     await keep(terminal, 'changes', screen);
 
-    // Summary: the chain as it ran, scrolled to its end so both attempts' context shows. The whole
-    // text is little more than a screen, so its Workspace line (in the bench's temporary folder) stays.
+    // Summary: the chain as it ran, scrolled to its end so both attempts' context shows under the
+    // sessions. The whole text is little more than a screen, so its Workspace line (in the bench's
+    // temporary folder) stays.
     await terminal.press('1');
     screen = await screenWhere(
       terminal,
@@ -333,7 +334,8 @@ describe.skipIf(!available)('harmflow ui in tmux', () => {
     expect(lineWith(screen, '1 claude-code')).toMatch(/quota_exhausted/);
     await terminal.press('G');
     screen = await screenWhere(terminal, (text) => text.includes('Attempt 2: codex — completed'), DETAIL, LIVE_MS);
-    expect(screen).toMatch(/2 +codex/);
+    expect(screen).toContain('Attempt 1: claude-code — quota_exhausted');
+    expect(screen).toMatch(/^Next follow-up: resumes codex session /m);
     await keep(terminal, 'summary', screen, { benchPaths: true });
 
     // The help, longer than 24 lines here: its title says so, `G` scrolls to its end, Esc goes back.
